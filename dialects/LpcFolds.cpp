@@ -1,0 +1,159 @@
+//===- LpcFolds.cpp - folders and canonicalizations of lpc ops ------------===//
+//
+// Only exact rewrites live here: each one gives bit-identical results for
+// every input (including NaN, inf and signed zero). Rewrites that change
+// rounding (e.g. merging two scales) belong to a pass with an option.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lpc/Dialect/LpcOps.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::lpc;
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+/// neg(neg(x)) = x: negation only flips the sign bit.
+OpFoldResult NegOp::fold(FoldAdaptor) {
+  if (auto inner = getInput().getDefiningOp<NegOp>())
+    return inner.getInput();
+  return {};
+}
+
+/// pow(x, 1) = x.
+OpFoldResult PowOp::fold(FoldAdaptor) {
+  if (getExponent().isExactlyValue(1.0))
+    return getInput();
+  return {};
+}
+
+/// scale(x, 1) = x.
+OpFoldResult ScaleOp::fold(FoldAdaptor) {
+  if (getFactor().isExactlyValue(1.0))
+    return getInput();
+  return {};
+}
+
+namespace {
+/// scale(x, -1) -> neg(x): multiplying by -1 is exact, neg is cheaper and
+/// exposes neg(neg(x)) folds.
+struct ScaleByMinusOneToNeg : OpRewritePattern<ScaleOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ScaleOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getFactor().isExactlyValue(-1.0))
+      return failure();
+    rewriter.replaceOpWithNewOp<NegOp>(op, op.getInput());
+    return success();
+  }
+};
+} // namespace
+
+void ScaleOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<ScaleByMinusOneToNeg>(context);
+}
+
+/// Broadcasting to the operand's own type is the identity.
+OpFoldResult BroadcastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+/// reshape(x) to x's type is x; reshape(reshape(x)) is one reshape.
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    if (inner.getInput().getType() == getType())
+      return inner.getInput();
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return {};
+}
+
+/// transpose with the identity permutation is x; transpose(transpose(x))
+/// composes into one permutation.
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  ArrayRef<int64_t> perm = getPermutation();
+  auto isIdentity = [](ArrayRef<int64_t> p) {
+    for (auto [i, v] : llvm::enumerate(p))
+      if ((int64_t)i != v)
+        return false;
+    return true;
+  };
+  if (isIdentity(perm))
+    return getInput();
+  if (auto inner = getInput().getDefiningOp<TransposeOp>()) {
+    // result[i] = mid[perm[i]] = x[inner[perm[i]]]
+    ArrayRef<int64_t> innerPerm = inner.getPermutation();
+    SmallVector<int64_t> composed;
+    for (int64_t p : perm)
+      composed.push_back(innerPerm[p]);
+    if (isIdentity(composed))
+      return inner.getInput();
+    setPermutation(composed);
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return {};
+}
+
+/// A slice covering the whole tensor with step 1 is the identity.
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  RankedTensorType in = getInput().getType();
+  for (int64_t i = 0; i < in.getRank(); ++i)
+    if (getStart()[i] != 0 || getLimit()[i] != in.getDimSize(i) ||
+        getStep()[i] != 1)
+      return {};
+  return getInput();
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1)
+    return getInputs().front();
+  return {};
+}
+
+/// Dropout with rate 0 keeps every element and scales by 1.
+OpFoldResult DropoutOp::fold(FoldAdaptor) {
+  if (getRate().isZero())
+    return getInput();
+  return {};
+}
+
+/// True when every value of `from` (NaN and inf included) is exactly a value
+/// of `to`, so converting from -> to never rounds.
+static bool isExactWidening(Type from, Type to) {
+  auto f = dyn_cast<FloatType>(from), t = dyn_cast<FloatType>(to);
+  if (!f || !t)
+    return false;
+  // isRepresentableBy ignores non-finite behaviour: f8E4M3FN has no inf.
+  if (isa<Float8E4M3FNType>(t) && !isa<Float8E4M3FNType>(f))
+    return false;
+  return llvm::APFloatBase::isRepresentableBy(f.getFloatSemantics(),
+                                              t.getFloatSemantics());
+}
+
+/// cast(x : T -> T) is x. cast(cast(x : S -> M) : M -> D) is cast(x : S -> D)
+/// when S -> M is exact (so the first cast never rounds); it is x when D = S.
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  auto inner = getInput().getDefiningOp<CastOp>();
+  if (!inner)
+    return {};
+  Type src = inner.getInput().getType().getElementType();
+  Type mid = inner.getType().getElementType();
+  if (!isExactWidening(src, mid))
+    return {};
+  if (inner.getInput().getType() == getType())
+    return inner.getInput();
+  getInputMutable().assign(inner.getInput());
+  return getResult();
+}

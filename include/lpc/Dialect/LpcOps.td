@@ -1,0 +1,615 @@
+//===- LpcOps.td - lpc ops ------------------------------------*- tablegen -*-===//
+//
+// Verifiers live in dialects/LpcOps.cpp, folders and canonicalization
+// patterns in dialects/LpcFolds.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LPC_OPS_TD
+#define LPC_OPS_TD
+
+include "lpc/Dialect/LpcDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Lpc_FloatElement : AnyTypeOf<[F32, F16, BF16, F8E4M3FN, F8E5M2]>;
+def Lpc_FP8Element : AnyTypeOf<[F8E4M3FN, F8E5M2]>;
+def Lpc_IntElement : AnyTypeOf<[I32, I64]>;
+
+def Lpc_FloatTensor : RankedTensorOf<[F32, F16, BF16, F8E4M3FN, F8E5M2]>;
+def Lpc_FP8Tensor : RankedTensorOf<[F8E4M3FN, F8E5M2]>;
+def Lpc_WideFloatTensor : RankedTensorOf<[F32, F16, BF16]>;
+def Lpc_F32Tensor : RankedTensorOf<[F32]>;
+def Lpc_IntTensor : RankedTensorOf<[I32, I64]>;
+def Lpc_BoolTensor : RankedTensorOf<[I1]>;
+def Lpc_Tensor : RankedTensorOf<[F32, F16, BF16, F8E4M3FN, F8E5M2, I32, I64, I1]>;
+def Lpc_F32Scalar : 0DTensorOf<[F32]> {
+  let builderCall = "::mlir::RankedTensorType::get({}, $_builder.getF32Type())";
+}
+def Lpc_StepScalar : 0DTensorOf<[I32, I64, F32]>;
+
+class Lpc_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Lpc_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Model structure
+//===----------------------------------------------------------------------===//
+
+def Lpc_ParamOp : Lpc_Op<"param", [FixedPrecision]> {
+  let summary = "a trainable parameter (FP32 master) with its initializer";
+  let description = [{
+    Declares a trainable parameter. `name` is unique within the function and
+    names the tensor in checkpoints. The initializer takes optional values:
+    `normal` uses `std` (default 1.0) and `mean` (default 0.0), `uniform`
+    uses `low`/`high` (default -1, 1), `constant` uses `value`, and the
+    xavier/kaiming forms use `gain` (default 1.0) with fan-in/fan-out taken
+    from the first two dims as (in, out).
+
+    ```mlir
+    %w = lpc.param "fc1.weight" xavier_uniform : tensor<784x1024xf32>
+    %e = lpc.param "wte" normal {std = 0.02 : f64} : tensor<256x128xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, Lpc_InitKindAttr:$init,
+                   OptionalAttr<F64Attr>:$std, OptionalAttr<F64Attr>:$mean,
+                   OptionalAttr<F64Attr>:$low, OptionalAttr<F64Attr>:$high,
+                   OptionalAttr<F64Attr>:$value, OptionalAttr<F64Attr>:$gain);
+  let results = (outs Lpc_F32Tensor:$result);
+  let assemblyFormat = "$name `` $init attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Lpc_InputOp : Lpc_Op<"input", [FixedPrecision]> {
+  let summary = "a data input of the model (one batch)";
+  let description = [{
+    `features` and `targets` are floating point; `labels` and `tokens` are
+    integer. The leading dimension is the batch.
+
+    ```mlir
+    %x = lpc.input "image" features : tensor<256x784xf32>
+    %y = lpc.input "label" labels : tensor<256xi32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, Lpc_InputKindAttr:$kind);
+  let results = (outs Lpc_Tensor:$result);
+  let assemblyFormat = "$name `` $kind attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Lpc_ConstantOp : Lpc_Op<"constant", [ConstantLike, Pure, FixedPrecision]> {
+  let summary = "a constant tensor";
+  let description = [{
+    ```mlir
+    %c = lpc.constant dense<1.0> : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Lpc_Tensor:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasFolder = 1;
+  let hasVerifier = 1;
+  let builders = [OpBuilder<(ins "::mlir::ElementsAttr":$value), [{
+    build($_builder, $_state, value.getType(), value);
+  }]>];
+}
+
+//===----------------------------------------------------------------------===//
+// Compute: GEMM
+//===----------------------------------------------------------------------===//
+
+def Lpc_MatmulOp : Lpc_Op<"matmul", [Pure, AlwaysLowPrecision,
+    InferTypeOpAdaptor]> {
+  let summary = "(batched) matrix multiply with FP32 accumulation";
+  let description = [{
+    `lhs` is `[batch..., M, K]` (`[batch..., K, M]` with `transpose_a`),
+    `rhs` is `[batch..., K, N]` (`[batch..., N, K]` with `transpose_b`) or a
+    rank-2 matrix shared by every batch. Both operands have the same element
+    type, the result too; products accumulate in FP32 whatever the operand
+    type. `role` (fprop | dgrad | wgrad) is set by lpc-autodiff.
+
+    ```mlir
+    %y = lpc.matmul %x, %w : tensor<256x784xf32>, tensor<784x1024xf32>
+           -> tensor<256x1024xf32>
+    ```
+  }];
+  let arguments = (ins Lpc_FloatTensor:$lhs, Lpc_FloatTensor:$rhs,
+                   UnitAttr:$transpose_a, UnitAttr:$transpose_b,
+                   OptionalAttr<Lpc_GemmRoleAttr>:$role);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Compute: elementwise
+//===----------------------------------------------------------------------===//
+
+class Lpc_BinaryOp<string mnemonic, list<Trait> traits = []>
+    : Lpc_Op<mnemonic, !listconcat(traits,
+        [Pure, SameOperandsAndResultType, FollowPrecision])> {
+  let arguments = (ins Lpc_FloatTensor:$lhs, Lpc_FloatTensor:$rhs);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def Lpc_AddOp : Lpc_BinaryOp<"add", [Commutative]> {
+  let summary = "elementwise addition (same shapes; see lpc.broadcast)";
+}
+def Lpc_SubOp : Lpc_BinaryOp<"sub"> {
+  let summary = "elementwise subtraction";
+}
+def Lpc_MulOp : Lpc_BinaryOp<"mul", [Commutative]> {
+  let summary = "elementwise multiplication";
+}
+def Lpc_DivOp : Lpc_BinaryOp<"div"> {
+  let summary = "elementwise division";
+}
+
+def Lpc_BiasAddOp : Lpc_Op<"bias_add", [Pure, FollowPrecision,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "adds a rank-1 bias along the last dimension";
+  let arguments = (ins Lpc_FloatTensor:$input, Lpc_FloatTensor:$bias);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $bias attr-dict `:` type($input) `,` type($bias)
+  }];
+  let hasVerifier = 1;
+}
+
+class Lpc_UnaryOp<string mnemonic, list<Trait> traits = []>
+    : Lpc_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+  let arguments = (ins Lpc_FloatTensor:$input);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+def Lpc_NegOp : Lpc_UnaryOp<"neg", [FollowPrecision]> {
+  let summary = "elementwise negation";
+  let hasFolder = 1;
+}
+def Lpc_ReluOp : Lpc_UnaryOp<"relu", [FollowPrecision]> {
+  let summary = "max(x, 0)";
+}
+def Lpc_GeluOp : Lpc_UnaryOp<"gelu", [FollowPrecision]> {
+  let summary = "GELU, exact (erf) or tanh approximation";
+  let arguments = (ins Lpc_FloatTensor:$input,
+      DefaultValuedAttr<Lpc_GeluApproximationAttr,
+                        "::mlir::lpc::GeluApproximation::erf">:$approximation);
+}
+def Lpc_SiluOp : Lpc_UnaryOp<"silu", [FollowPrecision]> {
+  let summary = "x * sigmoid(x)";
+}
+def Lpc_TanhOp : Lpc_UnaryOp<"tanh", [FollowPrecision]> {
+  let summary = "hyperbolic tangent";
+}
+def Lpc_SigmoidOp : Lpc_UnaryOp<"sigmoid", [FollowPrecision]> {
+  let summary = "logistic sigmoid";
+}
+def Lpc_ExpOp : Lpc_UnaryOp<"exp", [KeepFP32Precision]> {
+  let summary = "elementwise exponential";
+}
+def Lpc_LogOp : Lpc_UnaryOp<"log", [KeepFP32Precision]> {
+  let summary = "elementwise natural logarithm";
+}
+def Lpc_SqrtOp : Lpc_UnaryOp<"sqrt", [FollowPrecision]> {
+  let summary = "elementwise square root";
+}
+def Lpc_RsqrtOp : Lpc_UnaryOp<"rsqrt", [KeepFP32Precision]> {
+  let summary = "elementwise 1/sqrt(x)";
+}
+def Lpc_PowOp : Lpc_UnaryOp<"pow", [KeepFP32Precision]> {
+  let summary = "x raised to a constant exponent";
+  let arguments = (ins Lpc_FloatTensor:$input, F64Attr:$exponent);
+  let hasFolder = 1;
+}
+def Lpc_ScaleOp : Lpc_UnaryOp<"scale", [FollowPrecision]> {
+  let summary = "x multiplied by a constant factor";
+  let arguments = (ins Lpc_FloatTensor:$input, F64Attr:$factor);
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Compute: normalization, softmax, reductions
+//===----------------------------------------------------------------------===//
+
+def Lpc_LayerNormOp : Lpc_Op<"layernorm", [Pure, KeepFP32Precision,
+    AllTypesMatch<["input", "result"]>, AllTypesMatch<["gamma", "beta"]>]> {
+  let summary = "layer normalization over the last dimension";
+  let description = [{
+    `y = (x - mean) / sqrt(var + epsilon) * gamma + beta` with the biased
+    variance over the last dimension; `gamma` and `beta` are rank 1.
+  }];
+  let arguments = (ins Lpc_FloatTensor:$input, Lpc_FloatTensor:$gamma,
+                   Lpc_FloatTensor:$beta,
+                   DefaultValuedAttr<F64Attr, "1e-5">:$epsilon);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $gamma `,` $beta attr-dict `:` type($input) `,` type($gamma)
+  }];
+  let hasVerifier = 1;
+}
+
+def Lpc_RmsNormOp : Lpc_Op<"rmsnorm", [Pure, KeepFP32Precision,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "RMS normalization over the last dimension";
+  let description = [{ `y = x / sqrt(mean(x^2) + epsilon) * gamma`. }];
+  let arguments = (ins Lpc_FloatTensor:$input, Lpc_FloatTensor:$gamma,
+                   DefaultValuedAttr<F64Attr, "1e-6">:$epsilon);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $gamma attr-dict `:` type($input) `,` type($gamma)
+  }];
+  let hasVerifier = 1;
+}
+
+class Lpc_SoftmaxLikeOp<string mnemonic>
+    : Lpc_Op<mnemonic, [Pure, KeepFP32Precision, SameOperandsAndResultType]> {
+  let arguments = (ins Lpc_FloatTensor:$input,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+def Lpc_SoftmaxOp : Lpc_SoftmaxLikeOp<"softmax"> {
+  let summary = "numerically stable softmax along an axis";
+}
+def Lpc_LogSoftmaxOp : Lpc_SoftmaxLikeOp<"log_softmax"> {
+  let summary = "numerically stable log-softmax along an axis";
+}
+
+class Lpc_ReduceOp<string mnemonic, list<Trait> traits = []>
+    : Lpc_Op<mnemonic, !listconcat(traits, [Pure,
+        InferTypeOpAdaptor])> {
+  let description = [{
+    Reduces along `axes` (negative values count from the end; no repeats).
+    Without `keepdims` the reduced dimensions are dropped.
+  }];
+  let arguments = (ins Lpc_FloatTensor:$input, DenseI64ArrayAttr:$axes,
+                   UnitAttr:$keepdims);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+def Lpc_ReduceSumOp
+    : Lpc_ReduceOp<"reduce_sum", [KeepFP32Precision, BF16RelaxablePrecision]> {
+  let summary = "sum along axes";
+}
+def Lpc_ReduceMeanOp
+    : Lpc_ReduceOp<"reduce_mean", [KeepFP32Precision, BF16RelaxablePrecision]> {
+  let summary = "mean along axes";
+}
+def Lpc_ReduceMaxOp : Lpc_ReduceOp<"reduce_max", [FollowPrecision]> {
+  let summary = "maximum along axes";
+}
+
+//===----------------------------------------------------------------------===//
+// Compute: data movement
+//===----------------------------------------------------------------------===//
+
+def Lpc_BroadcastOp : Lpc_Op<"broadcast", [Pure, FollowPrecision]> {
+  let summary = "broadcasts into a larger shape";
+  let description = [{
+    Operand dimension `i` maps to result dimension `dims[i]` (strictly
+    increasing); an operand dimension is either 1 or equal to the result's.
+
+    ```mlir
+    %b = lpc.broadcast %x dims = [1] : tensor<8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Lpc_Tensor:$input, DenseI64ArrayAttr:$dims);
+  let results = (outs Lpc_Tensor:$result);
+  let assemblyFormat = [{
+    $input `dims` `=` $dims attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Lpc_ReshapeOp : Lpc_Op<"reshape", [Pure, FollowPrecision]> {
+  let summary = "reshape to a type with the same element count";
+  let arguments = (ins Lpc_Tensor:$input);
+  let results = (outs Lpc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Lpc_TransposeOp : Lpc_Op<"transpose", [Pure, FollowPrecision,
+    InferTypeOpAdaptor]> {
+  let summary = "permutes dimensions: result dim i = input dim permutation[i]";
+  let arguments = (ins Lpc_Tensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Lpc_Tensor:$result);
+  let assemblyFormat = [{
+    $input $permutation attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Lpc_SliceOp : Lpc_Op<"slice", [Pure, FollowPrecision,
+    InferTypeOpAdaptor]> {
+  let summary = "strided slice [start, limit) with a step per dimension";
+  let arguments = (ins Lpc_Tensor:$input, DenseI64ArrayAttr:$start,
+                   DenseI64ArrayAttr:$limit, DenseI64ArrayAttr:$step);
+  let results = (outs Lpc_Tensor:$result);
+  let assemblyFormat = [{
+    $input `start` `=` $start `limit` `=` $limit `step` `=` $step attr-dict
+    `:` type($input) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Lpc_ConcatOp : Lpc_Op<"concat", [Pure, FollowPrecision,
+    InferTypeOpAdaptor]> {
+  let summary = "concatenates tensors along an axis";
+  let arguments = (ins Variadic<Lpc_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Lpc_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs `axis` `=` $axis attr-dict `:` type($inputs) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Lpc_EmbeddingOp : Lpc_Op<"embedding", [Pure, FollowPrecision,
+    InferTypeOpAdaptor]> {
+  let summary = "embedding lookup (gather rows of a [V, D] table)";
+  let description = [{
+    Result shape is `indices.shape ++ [D]`. Out-of-range ids are an error at
+    run time.
+  }];
+  let arguments = (ins Lpc_FloatTensor:$table, Lpc_IntTensor:$indices);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $table `,` $indices attr-dict `:` type($table) `,` type($indices)
+    `->` type($result)
+  }];
+}
+
+def Lpc_CausalMaskOp : Lpc_Op<"causal_mask", [Pure, FollowPrecision,
+    SameOperandsAndResultType]> {
+  let summary = "fills attention scores above the diagonal";
+  let description = [{
+    On the last two dims `[..., Q, K]` (Q <= K), entry (i, j) becomes `fill`
+    (default -inf) when `j > i + (K - Q)`: a query sees itself and the past.
+  }];
+  let arguments = (ins Lpc_FloatTensor:$input,
+                   DefaultValuedAttr<F64Attr, "-std::numeric_limits<double>::infinity()">:$fill);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Lpc_WhereOp : Lpc_Op<"where", [Pure, FollowPrecision,
+    AllTypesMatch<["on_true", "on_false", "result"]>]> {
+  let summary = "elementwise select: cond ? on_true : on_false";
+  let arguments = (ins Lpc_BoolTensor:$cond, Lpc_Tensor:$on_true,
+                   Lpc_Tensor:$on_false);
+  let results = (outs Lpc_Tensor:$result);
+  let assemblyFormat = [{
+    $cond `,` $on_true `,` $on_false attr-dict `:` type($cond) `,`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Lpc_DropoutOp : Lpc_Op<"dropout", [Pure, FollowPrecision,
+    SameOperandsAndResultType]> {
+  let summary = "inverted dropout with a seeded counter-based RNG";
+  let description = [{
+    Zeroes each element with probability `rate` and scales the rest by
+    `1 / (1 - rate)`. The mask is a pure function of (`seed`, step, element
+    index), so recomputation in the backward pass sees the same mask.
+  }];
+  let arguments = (ins Lpc_FloatTensor:$input, F64Attr:$rate, I64Attr:$seed);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+def Lpc_SoftmaxCrossEntropyOp : Lpc_Op<"softmax_cross_entropy", [Pure,
+    KeepFP32Precision]> {
+  let summary = "fused, numerically stable softmax cross-entropy";
+  let description = [{
+    `logits` is `[..., C]`, `labels` the integer class ids `[...]`. The
+    result is a 0-d f32 tensor: the mean (or sum) over all positions of
+    `logsumexp(logits) - logits[label]`. Positions whose label equals
+    `ignore_index` do not count.
+  }];
+  let arguments = (ins Lpc_FloatTensor:$logits, Lpc_IntTensor:$labels,
+      DefaultValuedAttr<Lpc_LossReductionAttr,
+                        "::mlir::lpc::LossReduction::mean">:$reduction,
+      OptionalAttr<I64Attr>:$ignore_index);
+  let results = (outs Lpc_F32Scalar:$loss);
+  let assemblyFormat = [{
+    $logits `,` $labels attr-dict `:` type($logits) `,` type($labels)
+  }];
+  let hasVerifier = 1;
+}
+
+def Lpc_MseLossOp : Lpc_Op<"mse_loss", [Pure, KeepFP32Precision,
+    AllTypesMatch<["prediction", "target"]>]> {
+  let summary = "mean (or summed) squared error";
+  let arguments = (ins Lpc_FloatTensor:$prediction, Lpc_FloatTensor:$target,
+      DefaultValuedAttr<Lpc_LossReductionAttr,
+                        "::mlir::lpc::LossReduction::mean">:$reduction);
+  let results = (outs Lpc_F32Scalar:$loss);
+  let assemblyFormat = [{
+    $prediction `,` $target attr-dict `:` type($prediction)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Precision ops (inserted by the precision passes)
+//===----------------------------------------------------------------------===//
+
+def Lpc_CastOp : Lpc_Op<"cast", [Pure, FixedPrecision]> {
+  let summary = "converts between float formats (round to nearest even)";
+  let description = [{
+    Values out of range become inf (or NaN for f8E4M3FN, which has no inf);
+    with `saturate` (fp8 results only) they clamp to the largest finite
+    value. NaN stays NaN.
+  }];
+  let arguments = (ins Lpc_FloatTensor:$input, UnitAttr:$saturate);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Lpc_QuantizeOp : Lpc_Op<"quantize", [Pure, FixedPrecision]> {
+  let summary = "FP8 quantization: sat(x * scale)";
+  let arguments = (ins Lpc_WideFloatTensor:$input, Lpc_F32Scalar:$scale);
+  let results = (outs Lpc_FP8Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $scale attr-dict `:` type($input) `to` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Lpc_DequantizeOp : Lpc_Op<"dequantize", [Pure, FixedPrecision]> {
+  let summary = "FP8 dequantization: q * scale_inv";
+  let arguments = (ins Lpc_FP8Tensor:$input, Lpc_F32Scalar:$scale_inv);
+  let results = (outs Lpc_WideFloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $scale_inv attr-dict `:` type($input) `to` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Lpc_AmaxOp : Lpc_Op<"amax", [Pure, FixedPrecision]> {
+  let summary = "max |x| over the whole tensor, as a 0-d f32 tensor";
+  let description = [{ NaN in the input gives NaN. }];
+  let arguments = (ins Lpc_FloatTensor:$input);
+  let results = (outs Lpc_F32Scalar:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Lpc_ScaledMatmulOp : Lpc_Op<"scaled_matmul", [Pure, FixedPrecision]> {
+  let summary = "FP8 GEMM: (lhs * lhs_scale_inv) x (rhs * rhs_scale_inv)";
+  let description = [{
+    Operands are FP8 (E4M3 x E4M3, E4M3 x E5M2 or E5M2 x E4M3; never
+    E5M2 x E5M2), shapes as in `lpc.matmul`. Products accumulate in
+    `acc_type` (f32); `fast_accum` allows the tensor cores' faster, less
+    precise accumulation (fprop), without it partial sums are promoted to
+    FP32 (dgrad, wgrad). The optional `bias` (rank 1, last dim) is added
+    in the epilogue. The result is f32, bf16 or f16.
+  }];
+  let arguments = (ins Lpc_FP8Tensor:$lhs, Lpc_FP8Tensor:$rhs,
+                   Lpc_F32Scalar:$lhs_scale_inv, Lpc_F32Scalar:$rhs_scale_inv,
+                   Optional<Lpc_WideFloatTensor>:$bias,
+                   UnitAttr:$transpose_a, UnitAttr:$transpose_b,
+                   UnitAttr:$fast_accum,
+                   DefaultValuedAttr<TypeAttr, "$_builder.getF32Type()">:$acc_type,
+                   OptionalAttr<Lpc_GemmRoleAttr>:$role);
+  let results = (outs Lpc_WideFloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `scales` `(` $lhs_scale_inv `,` $rhs_scale_inv `)`
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Lpc_LossScaleOp : Lpc_Op<"loss_scale", [Pure, FixedPrecision,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "multiplies the loss (or its gradient seed) by the loss scale";
+  let arguments = (ins Lpc_FloatTensor:$input, Lpc_F32Scalar:$scale);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $scale attr-dict `:` type($input)";
+}
+
+def Lpc_UnscaleOp : Lpc_Op<"unscale", [Pure, FixedPrecision,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "multiplies a gradient by 1/scale (as GradScaler does)";
+  let arguments = (ins Lpc_FloatTensor:$input, Lpc_F32Scalar:$scale);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $scale attr-dict `:` type($input)";
+}
+
+def Lpc_AllFiniteOp : Lpc_Op<"all_finite", [Pure, FixedPrecision,
+    InferTypeOpAdaptor]> {
+  let summary = "true when no element of any input is inf or NaN";
+  let arguments = (ins Variadic<Lpc_FloatTensor>:$inputs);
+  let results = (outs 0DTensorOf<[I1]>:$result);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizer ops
+//===----------------------------------------------------------------------===//
+
+def Lpc_SgdOp : Lpc_Op<"sgd", [Pure, FixedPrecision,
+    AllTypesMatch<["param", "grad", "momentum_buffer", "new_param",
+                   "new_momentum_buffer"]>]> {
+  let summary = "SGD update with momentum (PyTorch semantics)";
+  let description = [{
+    `g = grad + weight_decay * p; buf = momentum * buf + (1 - dampening) * g;
+    g = nesterov ? g + momentum * buf : buf; p = p - lr * g`. With
+    `momentum = 0` the buffer passes through unchanged.
+  }];
+  let arguments = (ins Lpc_F32Tensor:$param, Lpc_F32Tensor:$grad,
+                   Lpc_F32Tensor:$momentum_buffer, Lpc_F32Scalar:$lr,
+                   DefaultValuedAttr<F64Attr, "0.0">:$momentum,
+                   DefaultValuedAttr<F64Attr, "0.0">:$dampening,
+                   DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+                   UnitAttr:$nesterov);
+  let results = (outs Lpc_F32Tensor:$new_param,
+                      Lpc_F32Tensor:$new_momentum_buffer);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $momentum_buffer `lr` `(` $lr `)` attr-dict
+    `:` type($param)
+  }];
+  let hasVerifier = 1;
+}
+
+def Lpc_AdamWOp : Lpc_Op<"adamw", [Pure, FixedPrecision,
+    AllTypesMatch<["param", "grad", "exp_avg", "exp_avg_sq", "new_param",
+                   "new_exp_avg", "new_exp_avg_sq"]>]> {
+  let summary = "AdamW update: bias correction, decoupled weight decay";
+  let description = [{
+    PyTorch's AdamW with step `t` (the step count after this update, >= 1):
+    `p = p * (1 - lr * wd); m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
+    p = p - lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)`.
+  }];
+  let arguments = (ins Lpc_F32Tensor:$param, Lpc_F32Tensor:$grad,
+                   Lpc_F32Tensor:$exp_avg, Lpc_F32Tensor:$exp_avg_sq,
+                   Lpc_StepScalar:$step, Lpc_F32Scalar:$lr,
+                   DefaultValuedAttr<F64Attr, "0.9">:$beta1,
+                   DefaultValuedAttr<F64Attr, "0.999">:$beta2,
+                   DefaultValuedAttr<F64Attr, "1e-8">:$eps,
+                   DefaultValuedAttr<F64Attr, "0.01">:$weight_decay);
+  let results = (outs Lpc_F32Tensor:$new_param, Lpc_F32Tensor:$new_exp_avg,
+                      Lpc_F32Tensor:$new_exp_avg_sq);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `step` `(` $step `:`
+    type($step) `)` `lr` `(` $lr `)` attr-dict `:` type($param)
+  }];
+  let hasVerifier = 1;
+}
+
+def Lpc_ClipByGlobalNormOp : Lpc_Op<"clip_by_global_norm", [Pure,
+    FixedPrecision, InferTypeOpAdaptor]> {
+  let summary = "scales gradients so that their global L2 norm <= max_norm";
+  let description = [{
+    As torch.nn.utils.clip_grad_norm_: `norm = sqrt(sum_i |g_i|^2)`,
+    `g_i *= min(1, max_norm / (norm + 1e-6))`. Also returns the norm
+    (before clipping).
+  }];
+  let arguments = (ins Variadic<Lpc_F32Tensor>:$grads, F64Attr:$max_norm);
+  let results = (outs Variadic<Lpc_F32Tensor>:$clipped, Lpc_F32Scalar:$norm);
+  let assemblyFormat = "$grads attr-dict `:` type($grads)";
+  let hasVerifier = 1;
+}
+
+#endif // LPC_OPS_TD

@@ -1,0 +1,170 @@
+//===- LpcModelSummary.cpp - --lpc-model-summary --------------------------===//
+//
+// Lists each model's parameters and data inputs with element counts and
+// FP32 bytes. Analysis only: the IR is not changed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lpc/Dialect/LpcOps.h"
+#include "lpc/Passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir {
+namespace lpc {
+#define GEN_PASS_DEF_LPCMODELSUMMARY
+#include "lpc/Passes/Passes.h.inc"
+} // namespace lpc
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::lpc;
+
+namespace {
+
+std::string shapeString(RankedTensorType t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(t.getShape(), os, "x");
+  if (t.getRank() == 0)
+    os << "scalar";
+  os << "x" << t.getElementType();
+  return s;
+}
+
+std::string humanBytes(uint64_t bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024.0 && u < 4) {
+    v /= 1024.0;
+    ++u;
+  }
+  return u == 0 ? llvm::formatv("{0} B", bytes).str()
+                : llvm::formatv("{0:f2} {1}", v, units[u]).str();
+}
+
+std::string pad(StringRef s, size_t width) {
+  std::string out = s.str();
+  if (out.size() < width)
+    out.append(width - out.size(), ' ');
+  return out;
+}
+
+struct Row {
+  std::string what, name, shape, detail;
+  uint64_t elements = 0, bytes = 0;
+};
+
+struct LpcModelSummaryPass
+    : ::mlir::lpc::impl::LpcModelSummaryBase<LpcModelSummaryPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvm::json::Array models;
+
+    getOperation().walk([&](func::FuncOp fn) {
+      SmallVector<Row> rows;
+      uint64_t paramElems = 0, paramBytes = 0, inputBytes = 0;
+      fn.walk([&](Operation *op) {
+        Row row;
+        RankedTensorType type;
+        if (auto p = dyn_cast<ParamOp>(op)) {
+          type = p.getType();
+          row.what = "param";
+          row.name = p.getName().str();
+          row.detail = stringifyInitKind(p.getInit()).str();
+        } else if (auto in = dyn_cast<InputOp>(op)) {
+          type = in.getType();
+          row.what = "input";
+          row.name = in.getName().str();
+          row.detail = stringifyInputKind(in.getKind()).str();
+        } else {
+          return;
+        }
+        row.shape = shapeString(type);
+        row.elements = type.getNumElements();
+        row.bytes = row.elements *
+                    ((type.getElementTypeBitWidth() + 7) / 8);
+        if (row.what == "param") {
+          paramElems += row.elements;
+          paramBytes += row.bytes;
+        } else {
+          inputBytes += row.bytes;
+        }
+        rows.push_back(std::move(row));
+      });
+      if (rows.empty())
+        return;
+
+      if (json) {
+        llvm::json::Array entries;
+        for (const Row &r : rows)
+          entries.push_back(llvm::json::Object{{"kind", r.what},
+                                               {"name", r.name},
+                                               {"shape", r.shape},
+                                               {"detail", r.detail},
+                                               {"elements", r.elements},
+                                               {"bytes", r.bytes}});
+        models.push_back(llvm::json::Object{
+            {"model", fn.getSymName().str()},
+            {"entries", std::move(entries)},
+            {"param_elements", paramElems},
+            {"param_bytes", paramBytes},
+            {"input_bytes", inputBytes}});
+        return;
+      }
+
+      size_t wName = 4, wShape = 5, wDetail = 9;
+      for (const Row &r : rows) {
+        wName = std::max(wName, r.name.size());
+        wShape = std::max(wShape, r.shape.size());
+        wDetail = std::max(wDetail, r.detail.size());
+      }
+      os << "model @" << fn.getSymName() << "\n";
+      os << llvm::formatv("  {0,-5}  {1}  {2}  {3}  {4,12}  {5,10}\n", "kind",
+                          pad("name", wName),
+                          pad("shape", wShape),
+                          pad("init/kind", wDetail),
+                          "elements", "bytes");
+      for (const Row &r : rows)
+        os << llvm::formatv(
+            "  {0,-5}  {1}  {2}  {3}  {4,12}  {5,10}\n", r.what,
+            pad(r.name, wName),
+            pad(r.shape, wShape),
+            pad(r.detail, wDetail),
+            r.elements, humanBytes(r.bytes));
+      os << llvm::formatv("  total: {0} parameters ({1} as FP32 masters), "
+                          "{2} of inputs per batch\n",
+                          paramElems, humanBytes(paramBytes),
+                          humanBytes(inputBytes));
+    });
+
+    if (json) {
+      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(models)));
+      os << "\n";
+    }
+
+    if (outputFile == "-") {
+      llvm::errs() << text;
+      return;
+    }
+    if (llvm::Error err = llvm::writeToOutput(
+            outputFile, [&](llvm::raw_ostream &out) -> llvm::Error {
+              out << text;
+              return llvm::Error::success();
+            })) {
+      getOperation().emitError()
+          << "lpc-model-summary: cannot write '" << outputFile
+          << "': " << llvm::toString(std::move(err));
+      signalPassFailure();
+    }
+  }
+};
+
+} // namespace

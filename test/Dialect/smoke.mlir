@@ -1,0 +1,7 @@
+// RUN: lpc-opt %s | lpc-opt | FileCheck %s
+// CHECK-LABEL: func.func @smoke
+// CHECK: lpc.matmul
+func.func @smoke(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  %0 = lpc.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
