@@ -438,32 +438,41 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+static FailureOr<SmallVector<int64_t>>
+inferSliceShape(std::optional<Location> loc, StringRef opName,
+                RankedTensorType in, ArrayRef<int64_t> start,
+                ArrayRef<int64_t> limit, ArrayRef<int64_t> step) {
+  int64_t rank = in.getRank();
+  if ((int64_t)start.size() != rank || (int64_t)limit.size() != rank ||
+      (int64_t)step.size() != rank)
+    return emitOptionalError(loc, "'", opName,
+                             "' op start, limit and step need ", rank,
+                             " entries each (the rank of ", in, ")");
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t size = in.getDimSize(i);
+    if (step[i] < 1)
+      return emitOptionalError(loc, "'", opName, "' op step[", i,
+                               "] must be >= 1, got ", step[i]);
+    if (start[i] < 0 || start[i] > limit[i] || limit[i] > size)
+      return emitOptionalError(loc, "'", opName, "' op dimension ", i,
+                               ": need 0 <= start <= limit <= ", size,
+                               ", got [", start[i], ", ", limit[i], ")");
+    shape.push_back((limit[i] - start[i] + step[i] - 1) / step[i]);
+  }
+  return shape;
+}
+
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                                         std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &results) {
   auto in = cast<RankedTensorType>(adaptor.getInput().getType());
-  ArrayRef<int64_t> start = adaptor.getStart(), limit = adaptor.getLimit(),
-                    step = adaptor.getStep();
-  int64_t rank = in.getRank();
-  if ((int64_t)start.size() != rank || (int64_t)limit.size() != rank ||
-      (int64_t)step.size() != rank)
-    return emitOptionalError(loc, "'lpc.slice' op start, limit and step need ",
-                             rank, " entries each (the input rank of ", in,
-                             ")");
-  SmallVector<int64_t> shape;
-  for (int64_t i = 0; i < rank; ++i) {
-    int64_t size = in.getDimSize(i);
-    if (step[i] < 1)
-      return emitOptionalError(loc, "'lpc.slice' op step[", i,
-                               "] must be >= 1, got ", step[i]);
-    if (start[i] < 0 || start[i] > limit[i] || limit[i] > size)
-      return emitOptionalError(loc, "'lpc.slice' op dimension ", i,
-                               ": need 0 <= start <= limit <= ", size,
-                               ", got [", start[i], ", ", limit[i], ")");
-    shape.push_back((limit[i] - start[i] + step[i] - 1) / step[i]);
-  }
-  results.push_back(RankedTensorType::get(shape, in.getElementType()));
+  auto shape = inferSliceShape(loc, "lpc.slice", in, adaptor.getStart(),
+                               adaptor.getLimit(), adaptor.getStep());
+  if (failed(shape))
+    return failure();
+  results.push_back(RankedTensorType::get(*shape, in.getElementType()));
   return success();
 }
 
@@ -562,6 +571,48 @@ LogicalResult SoftmaxCrossEntropyOp::verify() {
     return emitOpError() << "ignore_index " << *ignore
                          << " is a valid class id (0.." << logits.getShape().back() - 1
                          << "); use a negative value such as -100";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Backward ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxGradOp::verify() {
+  return verifyAxis(*this, getAxis(), getGrad().getType());
+}
+LogicalResult LogSoftmaxGradOp::verify() {
+  return verifyAxis(*this, getAxis(), getGrad().getType());
+}
+
+LogicalResult EmbeddingGradOp::verify() {
+  RankedTensorType grad = getGrad().getType(), ids = getIndices().getType(),
+                   out = getResult().getType();
+  SmallVector<int64_t> want(ids.getShape());
+  if (out.getRank() != 2)
+    return emitOpError() << "result must be the [vocab, dim] table, got "
+                         << out;
+  want.push_back(out.getDimSize(1));
+  if (grad.getShape() != ArrayRef<int64_t>(want) ||
+      grad.getElementType() != out.getElementType())
+    return emitOpError() << "grad " << grad
+                         << " must be indices.shape x [dim] of " << out;
+  return success();
+}
+
+LogicalResult SliceGradOp::verify() {
+  RankedTensorType grad = getGrad().getType(), out = getResult().getType();
+  if (grad.getElementType() != out.getElementType())
+    return emitOpError() << "element type changes from "
+                         << grad.getElementType() << " to "
+                         << out.getElementType();
+  auto shape = inferSliceShape(getLoc(), "lpc.slice_grad", out, getStart(),
+                               getLimit(), getStep());
+  if (failed(shape))
+    return failure();
+  if (grad.getShape() != ArrayRef<int64_t>(*shape))
+    return emitOpError() << "grad " << grad << " does not match the slice of "
+                         << out << " (" << RankedTensorType::get(*shape, out.getElementType()) << ")";
   return success();
 }
 

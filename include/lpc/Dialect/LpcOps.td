@@ -449,6 +449,169 @@ def Lpc_MseLossOp : Lpc_Op<"mse_loss", [Pure, KeepFP32Precision,
 }
 
 //===----------------------------------------------------------------------===//
+// Backward ops (emitted by lpc-autodiff)
+//
+// Fused vector-Jacobian products of the ops whose gradient is not a short
+// expression of forward ops. Each takes the incoming gradient `grad` first
+// and returns the gradient(s) w.r.t. the forward op's operand(s). They have
+// the precision class of their forward op.
+//===----------------------------------------------------------------------===//
+
+class Lpc_ActivationGradOp<string mnemonic, string fwd, string from,
+                           list<Trait> traits = []>
+    : Lpc_Op<mnemonic, !listconcat(traits, [Pure, FollowPrecision,
+        SameOperandsAndResultType])> {
+  let summary = "gradient of lpc." # fwd # " given its " # from;
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $" # from # " attr-dict `:` type($result)";
+}
+
+def Lpc_ReluGradOp : Lpc_ActivationGradOp<"relu_grad", "relu", "input"> {
+  let arguments = (ins Lpc_FloatTensor:$grad, Lpc_FloatTensor:$input);
+  let description = [{ `grad * (input > 0)`. }];
+}
+def Lpc_GeluGradOp : Lpc_ActivationGradOp<"gelu_grad", "gelu", "input"> {
+  let arguments = (ins Lpc_FloatTensor:$grad, Lpc_FloatTensor:$input,
+      DefaultValuedAttr<Lpc_GeluApproximationAttr,
+                        "::mlir::lpc::GeluApproximation::erf">:$approximation);
+}
+def Lpc_SiluGradOp : Lpc_ActivationGradOp<"silu_grad", "silu", "input"> {
+  let arguments = (ins Lpc_FloatTensor:$grad, Lpc_FloatTensor:$input);
+  let description = [{ `grad * s * (1 + x * (1 - s))` with `s = sigmoid(x)`. }];
+}
+def Lpc_TanhGradOp : Lpc_ActivationGradOp<"tanh_grad", "tanh", "output"> {
+  let arguments = (ins Lpc_FloatTensor:$grad, Lpc_FloatTensor:$output);
+  let description = [{ `grad * (1 - y^2)` with the forward output `y`. }];
+}
+def Lpc_SigmoidGradOp
+    : Lpc_ActivationGradOp<"sigmoid_grad", "sigmoid", "output"> {
+  let arguments = (ins Lpc_FloatTensor:$grad, Lpc_FloatTensor:$output);
+  let description = [{ `grad * y * (1 - y)` with the forward output `y`. }];
+}
+
+class Lpc_SoftmaxGradLikeOp<string mnemonic, string fwd>
+    : Lpc_Op<mnemonic, [Pure, KeepFP32Precision, SameOperandsAndResultType]> {
+  let summary = "gradient of lpc." # fwd # " given its output";
+  let arguments = (ins Lpc_FloatTensor:$grad, Lpc_FloatTensor:$output,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $output attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+def Lpc_SoftmaxGradOp : Lpc_SoftmaxGradLikeOp<"softmax_grad", "softmax"> {
+  let description = [{ `y * (g - sum(g * y, axis))`. }];
+}
+def Lpc_LogSoftmaxGradOp
+    : Lpc_SoftmaxGradLikeOp<"log_softmax_grad", "log_softmax"> {
+  let description = [{ `g - exp(y) * sum(g, axis)`. }];
+}
+
+def Lpc_LayerNormGradOp : Lpc_Op<"layernorm_grad", [Pure, KeepFP32Precision,
+    AllTypesMatch<["grad", "input", "grad_input"]>,
+    AllTypesMatch<["gamma", "grad_gamma", "grad_beta"]>]> {
+  let summary = "gradients of lpc.layernorm w.r.t. input, gamma and beta";
+  let description = [{ Recomputes mean and variance from `input`. }];
+  let arguments = (ins Lpc_FloatTensor:$grad, Lpc_FloatTensor:$input,
+                   Lpc_FloatTensor:$gamma,
+                   DefaultValuedAttr<F64Attr, "1e-5">:$epsilon);
+  let results = (outs Lpc_FloatTensor:$grad_input,
+                      Lpc_FloatTensor:$grad_gamma, Lpc_FloatTensor:$grad_beta);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $gamma attr-dict `:` type($input) `,` type($gamma)
+  }];
+}
+
+def Lpc_RmsNormGradOp : Lpc_Op<"rmsnorm_grad", [Pure, KeepFP32Precision,
+    AllTypesMatch<["grad", "input", "grad_input"]>,
+    AllTypesMatch<["gamma", "grad_gamma"]>]> {
+  let summary = "gradients of lpc.rmsnorm w.r.t. input and gamma";
+  let arguments = (ins Lpc_FloatTensor:$grad, Lpc_FloatTensor:$input,
+                   Lpc_FloatTensor:$gamma,
+                   DefaultValuedAttr<F64Attr, "1e-6">:$epsilon);
+  let results = (outs Lpc_FloatTensor:$grad_input,
+                      Lpc_FloatTensor:$grad_gamma);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $gamma attr-dict `:` type($input) `,` type($gamma)
+  }];
+}
+
+def Lpc_SoftmaxCrossEntropyGradOp : Lpc_Op<"softmax_cross_entropy_grad", [
+    Pure, KeepFP32Precision, AllTypesMatch<["logits", "result"]>]> {
+  let summary = "gradient of lpc.softmax_cross_entropy w.r.t. the logits";
+  let description = [{
+    `grad * (softmax(logits) - onehot(labels)) / n` (n = counted positions
+    for `mean`, 1 for `sum`); ignored positions get 0.
+  }];
+  let arguments = (ins Lpc_F32Scalar:$grad, Lpc_FloatTensor:$logits,
+      Lpc_IntTensor:$labels,
+      DefaultValuedAttr<Lpc_LossReductionAttr,
+                        "::mlir::lpc::LossReduction::mean">:$reduction,
+      OptionalAttr<I64Attr>:$ignore_index);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $logits `,` $labels attr-dict `:` type($logits) `,`
+    type($labels)
+  }];
+}
+
+def Lpc_MseLossGradOp : Lpc_Op<"mse_loss_grad", [Pure, KeepFP32Precision,
+    AllTypesMatch<["prediction", "target", "result"]>]> {
+  let summary = "gradient of lpc.mse_loss w.r.t. the prediction";
+  let description = [{ `grad * 2 (prediction - target) / n` (n = 1 for sum). }];
+  let arguments = (ins Lpc_F32Scalar:$grad, Lpc_FloatTensor:$prediction,
+      Lpc_FloatTensor:$target,
+      DefaultValuedAttr<Lpc_LossReductionAttr,
+                        "::mlir::lpc::LossReduction::mean">:$reduction);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $prediction `,` $target attr-dict `:` type($prediction)
+  }];
+}
+
+def Lpc_EmbeddingGradOp : Lpc_Op<"embedding_grad", [Pure, FollowPrecision]> {
+  let summary = "gradient of lpc.embedding w.r.t. the table (scatter-add)";
+  let description = [{
+    Adds each row of `grad` ([indices..., D]) into row `indices[...]` of a
+    zero [V, D] table; repeated ids accumulate.
+  }];
+  let arguments = (ins Lpc_FloatTensor:$grad, Lpc_IntTensor:$indices);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $indices attr-dict `:` type($grad) `,` type($indices) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Lpc_ReduceMaxGradOp : Lpc_Op<"reduce_max_grad", [Pure, FollowPrecision,
+    AllTypesMatch<["input", "result"]>, AllTypesMatch<["grad", "output"]>]> {
+  let summary = "gradient of lpc.reduce_max w.r.t. its input";
+  let description = [{
+    Routes `grad` to the positions equal to the maximum (`output`); ties
+    share it evenly, as PyTorch's amax does.
+  }];
+  let arguments = (ins Lpc_FloatTensor:$grad, Lpc_FloatTensor:$input,
+                   Lpc_FloatTensor:$output, DenseI64ArrayAttr:$axes,
+                   UnitAttr:$keepdims);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $output attr-dict `:` type($grad) `,` type($input)
+  }];
+}
+
+def Lpc_SliceGradOp : Lpc_Op<"slice_grad", [Pure, FollowPrecision]> {
+  let summary = "gradient of lpc.slice: scatters into zeros of the input shape";
+  let arguments = (ins Lpc_FloatTensor:$grad, DenseI64ArrayAttr:$start,
+                   DenseI64ArrayAttr:$limit, DenseI64ArrayAttr:$step);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `start` `=` $start `limit` `=` $limit `step` `=` $step attr-dict
+    `:` type($grad) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Precision ops (inserted by the precision passes)
 //===----------------------------------------------------------------------===//
 
