@@ -698,6 +698,22 @@ LogicalResult AdamWOp::verify() {
   return success();
 }
 
+LogicalResult LrScheduleOp::verify() {
+  double base = getBaseLr().convertToDouble(),
+         minLr = getMinLr().convertToDouble();
+  if (!(base >= 0.0) || !(minLr >= 0.0) || minLr > base)
+    return emitOpError() << "needs 0 <= min_lr <= base_lr, got min_lr = "
+                         << minLr << ", base_lr = " << base;
+  if (getWarmupSteps() < 0 || getTotalSteps() < 0)
+    return emitOpError("warmup_steps and total_steps must be >= 0");
+  if (getKind() != LrScheduleKind::constant &&
+      getTotalSteps() <= getWarmupSteps())
+    return emitOpError() << "'" << stringifyLrScheduleKind(getKind())
+                         << "' decay needs total_steps > warmup_steps, got "
+                         << getTotalSteps() << " <= " << getWarmupSteps();
+  return success();
+}
+
 LogicalResult ClipByGlobalNormOp::inferReturnTypes(
     MLIRContext *ctx, std::optional<Location>, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {

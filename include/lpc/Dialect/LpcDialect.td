@@ -119,6 +119,17 @@ def Lpc_LossReductionAttr
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Lpc_LrScheduleKind : I32EnumAttr<"LrScheduleKind",
+    "learning-rate schedule", [
+    I32EnumAttrCase<"constant", 0>,
+    I32EnumAttrCase<"linear", 1>,
+    I32EnumAttrCase<"cosine", 2>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::lpc";
+}
+def Lpc_LrScheduleKindAttr
+    : EnumAttr<Lpc_Dialect, Lpc_LrScheduleKind, "lr_schedule_kind">;
+
 //===----------------------------------------------------------------------===//
 // Precision-class traits (C++ side in LpcTraits.h)
 //===----------------------------------------------------------------------===//

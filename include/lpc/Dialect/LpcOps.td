@@ -27,6 +27,7 @@ def Lpc_WideFloatTensor : RankedTensorOf<[F32, F16, BF16]>;
 def Lpc_F32Tensor : RankedTensorOf<[F32]>;
 def Lpc_IntTensor : RankedTensorOf<[I32, I64]>;
 def Lpc_BoolTensor : RankedTensorOf<[I1]>;
+def Lpc_NumTensor : RankedTensorOf<[F32, F16, BF16, F8E4M3FN, F8E5M2, I32, I64]>;
 def Lpc_Tensor : RankedTensorOf<[F32, F16, BF16, F8E4M3FN, F8E5M2, I32, I64, I1]>;
 def Lpc_F32Scalar : 0DTensorOf<[F32]> {
   let builderCall = "::mlir::RankedTensorType::get({}, $_builder.getF32Type())";
@@ -140,6 +141,9 @@ class Lpc_BinaryOp<string mnemonic, list<Trait> traits = []>
 
 def Lpc_AddOp : Lpc_BinaryOp<"add", [Commutative]> {
   let summary = "elementwise addition (same shapes; see lpc.broadcast)";
+  let description = [{ Also adds integer tensors (e.g. the step counter). }];
+  let arguments = (ins Lpc_NumTensor:$lhs, Lpc_NumTensor:$rhs);
+  let results = (outs Lpc_NumTensor:$result);
 }
 def Lpc_SubOp : Lpc_BinaryOp<"sub"> {
   let summary = "elementwise subtraction";
@@ -758,6 +762,27 @@ def Lpc_AdamWOp : Lpc_Op<"adamw", [Pure, FixedPrecision,
     $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `step` `(` $step `:`
     type($step) `)` `lr` `(` $lr `)` attr-dict `:` type($param)
   }];
+  let hasVerifier = 1;
+}
+
+def Lpc_LrScheduleOp : Lpc_Op<"lr_schedule", [Pure, FixedPrecision]> {
+  let summary = "learning rate at a step (0-based count of finished updates)";
+  let description = [{
+    With `f = step / max(1, warmup_steps)` during warm-up (as Hugging Face's
+    schedules: the first update of a warm-up runs with lr 0):
+    - `constant`: `base_lr` (times `f` during warm-up);
+    - `linear`: warm-up, then linear decay to `min_lr` at `total_steps`;
+    - `cosine`: warm-up, then `min_lr + (base_lr - min_lr) * 0.5 *
+      (1 + cos(pi * p))` with `p = (step - warmup) / max(1, total - warmup)`
+      clamped to [0, 1].
+  }];
+  let arguments = (ins 0DTensorOf<[I32, I64]>:$step,
+                   Lpc_LrScheduleKindAttr:$kind, F64Attr:$base_lr,
+                   DefaultValuedAttr<I64Attr, "0">:$warmup_steps,
+                   DefaultValuedAttr<I64Attr, "0">:$total_steps,
+                   DefaultValuedAttr<F64Attr, "0.0">:$min_lr);
+  let results = (outs Lpc_F32Scalar:$lr);
+  let assemblyFormat = "$step `` $kind attr-dict `:` type($step)";
   let hasVerifier = 1;
 }
 

@@ -1,0 +1,796 @@
+//===- LpcAutodiff.cpp - --lpc-autodiff -----------------------------------===//
+//
+// Turns a forward model (lpc.param / lpc.input ops, one scalar loss) into a
+// train-step function: the forward ops, reverse-mode gradients (one
+// vector-Jacobian rule per differentiable op), optional global-norm
+// clipping, and the optimizer update. All state is explicit in the
+// signature (see Passes.td for the contract).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lpc/Dialect/LpcOps.h"
+#include "lpc/Passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir {
+namespace lpc {
+#define GEN_PASS_DEF_LPCAUTODIFF
+#include "lpc/Passes/Passes.h.inc"
+} // namespace lpc
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::lpc;
+
+namespace {
+
+constexpr StringLiteral kState = "lpc.state";
+constexpr StringLiteral kName = "lpc.name";
+constexpr StringLiteral kInput = "lpc.input";
+constexpr StringLiteral kMetric = "lpc.metric";
+
+RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+bool isFloatTensor(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && isa<FloatType>(t.getElementType());
+}
+
+Value splat(OpBuilder &b, Location loc, RankedTensorType type, double v) {
+  Attribute elt = b.getFloatAttr(type.getElementType(), v);
+  return ConstantOp::create(b, loc, DenseElementsAttr::get(type, elt));
+}
+
+/// Gradient of a sum/mean reduction: broadcast back, times `factor`.
+template <typename ReduceOpT>
+Value unreduceImpl(OpBuilder &b, Location loc, ReduceOpT op, Value g,
+                          double factor) {
+  RankedTensorType in = cast<RankedTensorType>(op.getInput().getType());
+  RankedTensorType gt = cast<RankedTensorType>(g.getType());
+  // Shape with the reduced dims kept as 1.
+  SmallVector<int64_t> kept(in.getShape());
+  for (int64_t a : op.getAxes())
+    kept[a < 0 ? a + in.getRank() : a] = 1;
+  auto keptType = RankedTensorType::get(kept, gt.getElementType());
+  Value v = g;
+  if (g.getType() != keptType)
+    v = ReshapeOp::create(b, loc, keptType, g);
+  SmallVector<int64_t> dims;
+  for (int64_t i = 0; i < in.getRank(); ++i)
+    dims.push_back(i);
+  if (keptType != in)
+    v = BroadcastOp::create(b, loc, in, v, dims);
+  if (factor != 1.0)
+    v = ScaleOp::create(b, loc, v, b.getF64FloatAttr(factor));
+  return v;
+}
+
+/// Reverse-mode differentiation of one forward function body that has
+/// already been cloned into the train step (params and inputs are block
+/// arguments there).
+class Differentiator {
+public:
+  Differentiator(OpBuilder &b, DenseSet<Value> params)
+      : b(b), params(std::move(params)) {}
+
+  /// Computes d(loss)/d(v) for every parameter; fails with a diagnostic on
+  /// an op without a gradient rule.
+  LogicalResult run(ArrayRef<Operation *> forwardOps, Value loss) {
+    // Activity: values that depend on a parameter.
+    for (Operation *op : forwardOps)
+      for (Value operand : op->getOperands())
+        if (params.contains(operand) || varied.contains(operand)) {
+          for (Value r : op->getResults())
+            if (isFloatTensor(r))
+              varied.insert(r);
+          break;
+        }
+    for (Value p : params)
+      varied.insert(p);
+
+    Location lossLoc = loss.getLoc();
+    adjoint[loss] = splat(b, NameLoc::get(b.getStringAttr("loss.grad_seed"),
+                                          lossLoc),
+                          tensorType(loss), 1.0);
+    for (Operation *op : llvm::reverse(forwardOps)) {
+      bool hasAdjoint = llvm::any_of(op->getResults(), [&](Value r) {
+        return adjoint.count(r) != 0;
+      });
+      if (!hasAdjoint)
+        continue;
+      bool needed = llvm::any_of(op->getOperands(), [&](Value v) {
+        return varied.contains(v);
+      });
+      if (!needed)
+        continue;
+      if (failed(backprop(op)))
+        return failure();
+    }
+    return success();
+  }
+
+  Value gradient(Value v) const {
+    auto it = adjoint.find(v);
+    return it == adjoint.end() ? Value() : it->second;
+  }
+
+private:
+  OpBuilder &b;
+  DenseSet<Value> params;
+  DenseSet<Value> varied;
+  DenseMap<Value, Value> adjoint;
+
+  bool active(Value v) const { return varied.contains(v); }
+
+  /// Adds `g` to the adjoint of `v` (only for values that depend on a
+  /// parameter).
+  void accumulate(Location loc, Value v, Value g) {
+    if (!active(v) || !g)
+      return;
+    assert(g.getType() == v.getType() && "gradient type mismatch");
+    auto it = adjoint.find(v);
+    if (it == adjoint.end()) {
+      adjoint[v] = g;
+      return;
+    }
+    it->second = AddOp::create(b, loc, it->second, g);
+  }
+
+  /// A gradient w.r.t. a value that comes from a parameter through pure data
+  /// movement is a weight gradient; everything else is a data gradient.
+  bool isWeight(Value v) const {
+    while (true) {
+      if (params.contains(v))
+        return true;
+      Operation *def = v.getDefiningOp();
+      if (!def || !isa<ReshapeOp, TransposeOp, BroadcastOp, CastOp>(def))
+        return false;
+      v = def->getOperand(0);
+    }
+  }
+
+  GemmRoleAttr role(GemmRole r) { return GemmRoleAttr::get(b.getContext(), r); }
+
+  Value matmul(Location loc, Value lhs, Value rhs, bool ta, bool tb,
+               GemmRole r) {
+    auto op = MatmulOp::create(b, loc, lhs, rhs, ta, tb, role(r));
+    return op.getResult();
+  }
+
+  /// Swaps the last two dimensions.
+  Value transposeLast2(Location loc, Value v) {
+    int64_t rank = tensorType(v).getRank();
+    SmallVector<int64_t> perm;
+    for (int64_t i = 0; i < rank; ++i)
+      perm.push_back(i);
+    std::swap(perm[rank - 1], perm[rank - 2]);
+    return TransposeOp::create(b, loc, v, perm);
+  }
+
+  Value reshape(Location loc, Value v, RankedTensorType to) {
+    if (v.getType() == to)
+      return v;
+    return ReshapeOp::create(b, loc, to, v);
+  }
+
+  /// Sum of `g` over `axes`, reshaped to `to` (undoes a broadcast).
+  Value sumTo(Location loc, Value g, ArrayRef<int64_t> axes,
+              RankedTensorType to) {
+    if (axes.empty())
+      return reshape(loc, g, to);
+    Value s = ReduceSumOp::create(b, loc, g, axes, /*keepdims=*/false);
+    return reshape(loc, s, to);
+  }
+
+  template <typename ReduceOpT>
+  Value unreduce(Location loc, ReduceOpT op, Value g, double factor) {
+    return unreduceImpl(b, loc, op, g, factor);
+  }
+
+  LogicalResult backprop(Operation *op);
+  LogicalResult backpropMatmul(MatmulOp op, Value g);
+};
+
+LogicalResult Differentiator::backpropMatmul(MatmulOp op, Value g) {
+  Location loc = NameLoc::get(b.getStringAttr("backward"), op.getLoc());
+  Value a = op.getLhs(), w = op.getRhs();
+  bool ta = op.getTransposeA(), tb = op.getTransposeB();
+  RankedTensorType at = tensorType(a), wt = tensorType(w);
+  bool broadcastRhs = wt.getRank() == 2 && at.getRank() > 2;
+
+  if (active(a)) {
+    GemmRole r = isWeight(a) ? GemmRole::wgrad : GemmRole::dgrad;
+    Value da;
+    if (!ta) {
+      // dA = dC . B^T
+      da = matmul(loc, g, w, false, !tb, r);
+    } else if (!broadcastRhs) {
+      // dA^T = B . dC^T
+      da = matmul(loc, w, g, tb, true, r);
+    } else {
+      da = transposeLast2(loc, matmul(loc, g, w, false, !tb, r));
+    }
+    accumulate(loc, a, da);
+  }
+  if (active(w)) {
+    GemmRole r = isWeight(w) ? GemmRole::wgrad : GemmRole::dgrad;
+    Value lhs = a, grad = g;
+    bool lhsT = ta;
+    if (broadcastRhs) {
+      // The shared matrix sees every batch: fold the batch dims into M.
+      if (lhsT) {
+        lhs = transposeLast2(loc, lhs);
+        lhsT = false;
+      }
+      RankedTensorType lt = tensorType(lhs), gt = tensorType(g);
+      int64_t k = lt.getShape().back(), n = gt.getShape().back();
+      int64_t rows = lt.getNumElements() / k;
+      lhs = reshape(loc, lhs, RankedTensorType::get({rows, k},
+                                                    lt.getElementType()));
+      grad = reshape(loc, grad, RankedTensorType::get({rows, n},
+                                                      gt.getElementType()));
+    }
+    Value dw = tb ? matmul(loc, grad, lhs, true, lhsT, r)   // dB^T = dC^T . A
+                  : matmul(loc, lhs, grad, !lhsT, false, r); // dB = A^T . dC
+    accumulate(loc, w, dw);
+  }
+  return success();
+}
+
+LogicalResult Differentiator::backprop(Operation *op) {
+  Location loc = NameLoc::get(b.getStringAttr("backward"), op->getLoc());
+  auto grad = [&](unsigned i = 0) { return adjoint.lookup(op->getResult(i)); };
+
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](MatmulOp m) { return backpropMatmul(m, grad()); })
+      .Case([&](AddOp o) {
+        accumulate(loc, o.getLhs(), grad());
+        accumulate(loc, o.getRhs(), grad());
+        return success();
+      })
+      .Case([&](SubOp o) {
+        accumulate(loc, o.getLhs(), grad());
+        if (active(o.getRhs()))
+          accumulate(loc, o.getRhs(), NegOp::create(b, loc, grad()));
+        return success();
+      })
+      .Case([&](MulOp o) {
+        if (active(o.getLhs()))
+          accumulate(loc, o.getLhs(), MulOp::create(b, loc, grad(), o.getRhs()));
+        if (active(o.getRhs()))
+          accumulate(loc, o.getRhs(), MulOp::create(b, loc, grad(), o.getLhs()));
+        return success();
+      })
+      .Case([&](DivOp o) {
+        Value da = DivOp::create(b, loc, grad(), o.getRhs());
+        accumulate(loc, o.getLhs(), da);
+        if (active(o.getRhs())) // d/db (a/b) = -(g/b) * (a/b)
+          accumulate(loc, o.getRhs(),
+                     NegOp::create(b, loc, MulOp::create(b, loc, da, o.getResult())));
+        return success();
+      })
+      .Case([&](BiasAddOp o) {
+        accumulate(loc, o.getInput(), grad());
+        if (active(o.getBias())) {
+          int64_t rank = tensorType(o.getInput()).getRank();
+          SmallVector<int64_t> axes;
+          for (int64_t i = 0; i + 1 < rank; ++i)
+            axes.push_back(i);
+          accumulate(loc, o.getBias(),
+                     sumTo(loc, grad(), axes, tensorType(o.getBias())));
+        }
+        return success();
+      })
+      .Case([&](NegOp o) {
+        accumulate(loc, o.getInput(), NegOp::create(b, loc, grad()));
+        return success();
+      })
+      .Case([&](ScaleOp o) {
+        accumulate(loc, o.getInput(),
+                   ScaleOp::create(b, loc, grad(), o.getFactorAttr()));
+        return success();
+      })
+      .Case([&](ReluOp o) {
+        accumulate(loc, o.getInput(),
+                   ReluGradOp::create(b, loc, grad(), o.getInput()));
+        return success();
+      })
+      .Case([&](GeluOp o) {
+        accumulate(loc, o.getInput(),
+                   GeluGradOp::create(b, loc, grad(), o.getInput(),
+                                      o.getApproximationAttr()));
+        return success();
+      })
+      .Case([&](SiluOp o) {
+        accumulate(loc, o.getInput(),
+                   SiluGradOp::create(b, loc, grad(), o.getInput()));
+        return success();
+      })
+      .Case([&](TanhOp o) {
+        accumulate(loc, o.getInput(),
+                   TanhGradOp::create(b, loc, grad(), o.getResult()));
+        return success();
+      })
+      .Case([&](SigmoidOp o) {
+        accumulate(loc, o.getInput(),
+                   SigmoidGradOp::create(b, loc, grad(), o.getResult()));
+        return success();
+      })
+      .Case([&](ExpOp o) {
+        accumulate(loc, o.getInput(), MulOp::create(b, loc, grad(), o.getResult()));
+        return success();
+      })
+      .Case([&](LogOp o) {
+        accumulate(loc, o.getInput(), DivOp::create(b, loc, grad(), o.getInput()));
+        return success();
+      })
+      .Case([&](SqrtOp o) { // g / (2 sqrt(x))
+        Value twoY = ScaleOp::create(b, loc, o.getResult(), b.getF64FloatAttr(2.0));
+        accumulate(loc, o.getInput(), DivOp::create(b, loc, grad(), twoY));
+        return success();
+      })
+      .Case([&](RsqrtOp o) { // g * (-1/2) y^3
+        Value y = o.getResult();
+        Value y3 = MulOp::create(b, loc, y, MulOp::create(b, loc, y, y));
+        Value d = ScaleOp::create(b, loc, y3, b.getF64FloatAttr(-0.5));
+        accumulate(loc, o.getInput(), MulOp::create(b, loc, grad(), d));
+        return success();
+      })
+      .Case([&](PowOp o) { // g * e x^(e-1)
+        double e = o.getExponent().convertToDouble();
+        Value d;
+        if (e == 2.0)
+          d = ScaleOp::create(b, loc, o.getInput(), b.getF64FloatAttr(2.0));
+        else
+          d = ScaleOp::create(
+              b, loc,
+              PowOp::create(b, loc, o.getInput(), b.getF64FloatAttr(e - 1.0)),
+              b.getF64FloatAttr(e));
+        accumulate(loc, o.getInput(), MulOp::create(b, loc, grad(), d));
+        return success();
+      })
+      .Case([&](LayerNormOp o) {
+        auto g = LayerNormGradOp::create(b, loc, grad(), o.getInput(),
+                                         o.getGamma(), o.getEpsilonAttr());
+        accumulate(loc, o.getInput(), g.getGradInput());
+        accumulate(loc, o.getGamma(), g.getGradGamma());
+        accumulate(loc, o.getBeta(), g.getGradBeta());
+        return success();
+      })
+      .Case([&](RmsNormOp o) {
+        auto g = RmsNormGradOp::create(b, loc, grad(), o.getInput(),
+                                       o.getGamma(), o.getEpsilonAttr());
+        accumulate(loc, o.getInput(), g.getGradInput());
+        accumulate(loc, o.getGamma(), g.getGradGamma());
+        return success();
+      })
+      .Case([&](SoftmaxOp o) {
+        accumulate(loc, o.getInput(),
+                   SoftmaxGradOp::create(b, loc, grad(), o.getResult(),
+                                         o.getAxisAttr()));
+        return success();
+      })
+      .Case([&](LogSoftmaxOp o) {
+        accumulate(loc, o.getInput(),
+                   LogSoftmaxGradOp::create(b, loc, grad(), o.getResult(),
+                                            o.getAxisAttr()));
+        return success();
+      })
+      .Case([&](ReduceSumOp o) {
+        accumulate(loc, o.getInput(), unreduce(loc, o, grad(), 1.0));
+        return success();
+      })
+      .Case([&](ReduceMeanOp o) {
+        RankedTensorType in = tensorType(o.getInput()),
+                         out = tensorType(o.getResult());
+        double n = double(in.getNumElements()) / double(out.getNumElements());
+        accumulate(loc, o.getInput(), unreduce(loc, o, grad(), 1.0 / n));
+        return success();
+      })
+      .Case([&](ReduceMaxOp o) {
+        accumulate(loc, o.getInput(),
+                   ReduceMaxGradOp::create(b, loc, grad(), o.getInput(),
+                                           o.getResult(), o.getAxesAttr(),
+                                           o.getKeepdimsAttr()));
+        return success();
+      })
+      .Case([&](BroadcastOp o) {
+        RankedTensorType in = tensorType(o.getInput()),
+                         out = tensorType(o.getResult());
+        llvm::SmallSet<int64_t, 4> kept;
+        for (auto [i, d] : llvm::enumerate(o.getDims()))
+          if (in.getDimSize(i) == out.getDimSize(d))
+            kept.insert(d);
+        SmallVector<int64_t> axes;
+        for (int64_t d = 0; d < out.getRank(); ++d)
+          if (!kept.contains(d))
+            axes.push_back(d);
+        accumulate(loc, o.getInput(), sumTo(loc, grad(), axes, in));
+        return success();
+      })
+      .Case([&](ReshapeOp o) {
+        accumulate(loc, o.getInput(), reshape(loc, grad(), tensorType(o.getInput())));
+        return success();
+      })
+      .Case([&](TransposeOp o) {
+        ArrayRef<int64_t> perm = o.getPermutation();
+        SmallVector<int64_t> inverse(perm.size());
+        for (auto [i, p] : llvm::enumerate(perm))
+          inverse[p] = i;
+        accumulate(loc, o.getInput(), TransposeOp::create(b, loc, grad(), inverse));
+        return success();
+      })
+      .Case([&](SliceOp o) {
+        accumulate(loc, o.getInput(),
+                   SliceGradOp::create(b, loc, tensorType(o.getInput()), grad(),
+                                       o.getStartAttr(), o.getLimitAttr(),
+                                       o.getStepAttr()));
+        return success();
+      })
+      .Case([&](ConcatOp o) {
+        RankedTensorType out = tensorType(o.getResult());
+        int64_t axis = o.getAxis() < 0 ? o.getAxis() + out.getRank() : o.getAxis();
+        int64_t offset = 0;
+        for (Value in : o.getInputs()) {
+          RankedTensorType t = tensorType(in);
+          SmallVector<int64_t> start(out.getRank(), 0), limit(out.getShape()),
+              step(out.getRank(), 1);
+          start[axis] = offset;
+          limit[axis] = offset + t.getDimSize(axis);
+          offset += t.getDimSize(axis);
+          if (active(in))
+            accumulate(loc, in, SliceOp::create(b, loc, grad(), start, limit, step));
+        }
+        return success();
+      })
+      .Case([&](EmbeddingOp o) {
+        accumulate(loc, o.getTable(),
+                   EmbeddingGradOp::create(b, loc, tensorType(o.getTable()),
+                                           grad(), o.getIndices()));
+        return success();
+      })
+      .Case([&](CausalMaskOp o) {
+        accumulate(loc, o.getInput(),
+                   CausalMaskOp::create(b, loc, grad(), b.getF64FloatAttr(0.0)));
+        return success();
+      })
+      .Case([&](WhereOp o) {
+        Value zeros = splat(b, loc, tensorType(o.getResult()), 0.0);
+        if (active(o.getOnTrue()))
+          accumulate(loc, o.getOnTrue(),
+                     WhereOp::create(b, loc, o.getCond(), grad(), zeros));
+        if (active(o.getOnFalse()))
+          accumulate(loc, o.getOnFalse(),
+                     WhereOp::create(b, loc, o.getCond(), zeros, grad()));
+        return success();
+      })
+      .Case([&](DropoutOp o) {
+        // Same seed, same shape: the same mask and 1/(1-p) scaling.
+        accumulate(loc, o.getInput(),
+                   DropoutOp::create(b, loc, grad(), o.getRateAttr(),
+                                     o.getSeedAttr()));
+        return success();
+      })
+      .Case([&](CastOp o) {
+        accumulate(loc, o.getInput(),
+                   CastOp::create(b, loc, tensorType(o.getInput()), grad()));
+        return success();
+      })
+      .Case([&](SoftmaxCrossEntropyOp o) {
+        accumulate(loc, o.getLogits(),
+                   SoftmaxCrossEntropyGradOp::create(
+                       b, loc, grad(), o.getLogits(), o.getLabels(),
+                       o.getReductionAttr(), o.getIgnoreIndexAttr()));
+        return success();
+      })
+      .Case([&](MseLossOp o) {
+        Value d = MseLossGradOp::create(b, loc, grad(), o.getPrediction(),
+                                        o.getTarget(), o.getReductionAttr());
+        accumulate(loc, o.getPrediction(), d);
+        if (active(o.getTarget()))
+          accumulate(loc, o.getTarget(), NegOp::create(b, loc, d));
+        return success();
+      })
+      .Default([&](Operation *other) {
+        return other->emitError()
+               << "lpc-autodiff: no gradient rule for '" << other->getName()
+               << "', which lies between a parameter and the loss";
+      });
+}
+
+} // namespace
+
+namespace {
+
+struct LpcAutodiffPass : ::mlir::lpc::impl::LpcAutodiffBase<LpcAutodiffPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (optimizer != "sgd" && optimizer != "adamw" && optimizer != "none") {
+      module.emitError() << "lpc-autodiff: unknown optimizer '" << optimizer
+                         << "' (expected sgd, adamw or none)";
+      return signalPassFailure();
+    }
+    if (lrSchedule != "constant" && lrSchedule != "linear" &&
+        lrSchedule != "cosine" && lrSchedule != "input") {
+      module.emitError() << "lpc-autodiff: unknown lr-schedule '" << lrSchedule
+                         << "' (expected constant, linear, cosine or input)";
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> targets;
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      if (!function.empty()) {
+        if (fn.getSymName() == function)
+          targets.push_back(fn);
+        continue;
+      }
+      if (!fn.isExternal() && !fn.getOps<ParamOp>().empty())
+        targets.push_back(fn);
+    }
+    if (targets.empty()) {
+      module.emitError() << "lpc-autodiff: "
+                         << (function.empty()
+                                 ? std::string("no function declares lpc.param "
+                                               "ops; nothing to train")
+                                 : "no function named '" + function + "'");
+      return signalPassFailure();
+    }
+    for (func::FuncOp fn : targets)
+      if (failed(differentiate(fn)))
+        return signalPassFailure();
+  }
+
+  LogicalResult differentiate(func::FuncOp fwd);
+};
+
+LogicalResult LpcAutodiffPass::differentiate(func::FuncOp fwd) {
+  MLIRContext *ctx = fwd.getContext();
+  if (!fwd.getBody().hasOneBlock())
+    return fwd.emitError("lpc-autodiff: the forward function must have a "
+                         "single block");
+  auto ret = cast<func::ReturnOp>(fwd.getBody().front().getTerminator());
+  auto f32Scalar = RankedTensorType::get({}, Float32Type::get(ctx));
+  if (ret.getNumOperands() != 1 || ret.getOperand(0).getType() != f32Scalar)
+    return ret.emitError() << "lpc-autodiff: @" << fwd.getSymName()
+                           << " must return one scalar loss of type "
+                           << f32Scalar << ", got " << ret.getOperandTypes();
+  bool train = optimizer != "none";
+
+  SmallVector<ParamOp> paramOps(fwd.getOps<ParamOp>());
+  SmallVector<InputOp> inputOps(fwd.getOps<InputOp>());
+  if (paramOps.empty())
+    return fwd.emitError() << "lpc-autodiff: @" << fwd.getSymName()
+                           << " declares no lpc.param: nothing to train";
+
+  // Signature: params, optimizer state, step, [lr], inputs, forward args.
+  SmallVector<Type> argTypes;
+  SmallVector<DictionaryAttr> argAttrs;
+  Builder ab(ctx);
+  auto stateAttrs = [&](StringRef state, StringRef name) {
+    SmallVector<NamedAttribute> attrs{ab.getNamedAttr(kState, ab.getStringAttr(state))};
+    if (!name.empty())
+      attrs.push_back(ab.getNamedAttr(kName, ab.getStringAttr(name)));
+    return ab.getDictionaryAttr(attrs);
+  };
+  for (ParamOp p : paramOps) {
+    argTypes.push_back(p.getType());
+    argAttrs.push_back(stateAttrs("param", p.getName()));
+  }
+  SmallVector<StringRef> slotNames;
+  if (optimizer == "adamw")
+    slotNames = {"exp_avg", "exp_avg_sq"};
+  else if (optimizer == "sgd")
+    slotNames = {"momentum_buffer"};
+  for (StringRef slot : slotNames)
+    for (ParamOp p : paramOps) {
+      argTypes.push_back(p.getType());
+      argAttrs.push_back(stateAttrs(slot, p.getName()));
+    }
+  auto i64Scalar = RankedTensorType::get({}, IntegerType::get(ctx, 64));
+  int64_t stepArg = -1, lrArg = -1;
+  if (train) {
+    stepArg = argTypes.size();
+    argTypes.push_back(i64Scalar);
+    argAttrs.push_back(stateAttrs("step", ""));
+    if (lrSchedule == "input") {
+      lrArg = argTypes.size();
+      argTypes.push_back(f32Scalar);
+      argAttrs.push_back(ab.getDictionaryAttr(
+          ab.getNamedAttr(kInput, ab.getStringAttr("lr"))));
+    }
+  }
+  int64_t firstInput = argTypes.size();
+  for (InputOp in : inputOps) {
+    argTypes.push_back(in.getType());
+    argAttrs.push_back(ab.getDictionaryAttr(
+        ab.getNamedAttr(kInput, ab.getStringAttr(in.getName()))));
+  }
+  int64_t firstFwdArg = argTypes.size();
+  for (auto [i, t] : llvm::enumerate(fwd.getArgumentTypes())) {
+    argTypes.push_back(t);
+    argAttrs.push_back(ab.getDictionaryAttr(ab.getNamedAttr(
+        kInput, ab.getStringAttr("arg" + std::to_string(i)))));
+  }
+
+  OpBuilder b(ctx);
+  b.setInsertionPointAfter(fwd);
+  std::string name =
+      (fwd.getSymName() + (train ? "_train_step" : "_grad")).str();
+  if (SymbolTable::lookupNearestSymbolFrom(fwd, b.getStringAttr(name)))
+    return fwd.emitError() << "lpc-autodiff: a function named '" << name
+                           << "' already exists";
+  auto step = func::FuncOp::create(b, fwd.getLoc(), name,
+                                   b.getFunctionType(argTypes, {}));
+  // Arguments carry NameLocs (`--mlir-use-nameloc-as-prefix` prints them as
+  // %fc1.weight etc.) in addition to the lpc.name / lpc.input attributes.
+  Block *body = new Block();
+  step.getBody().push_back(body);
+  for (auto [t, attrs] : llvm::zip(argTypes, argAttrs)) {
+    std::string argName;
+    if (auto n = attrs.getAs<StringAttr>(kName))
+      argName = (attrs.getAs<StringAttr>(kState).getValue() == "param"
+                     ? n.getValue()
+                     : n.getValue() + "." +
+                           attrs.getAs<StringAttr>(kState).getValue())
+                    .str();
+    else if (auto n = attrs.getAs<StringAttr>(kInput))
+      argName = n.getValue().str();
+    else
+      argName = attrs.getAs<StringAttr>(kState).getValue().str();
+    body->addArgument(t, NameLoc::get(ab.getStringAttr(argName), fwd.getLoc()));
+  }
+  for (auto [i, attrs] : llvm::enumerate(argAttrs))
+    step.setArgAttrs(i, attrs);
+  b.setInsertionPointToStart(body);
+
+  // Forward: clone, with params and inputs replaced by arguments.
+  IRMapping map;
+  DenseSet<Value> paramArgs;
+  for (auto [i, p] : llvm::enumerate(paramOps)) {
+    map.map(p.getResult(), body->getArgument(i));
+    paramArgs.insert(body->getArgument(i));
+  }
+  for (auto [i, in] : llvm::enumerate(inputOps))
+    map.map(in.getResult(), body->getArgument(firstInput + i));
+  for (auto [i, a] : llvm::enumerate(fwd.getArguments()))
+    map.map(a, body->getArgument(firstFwdArg + i));
+  SmallVector<Operation *> forwardOps;
+  for (Operation &op : fwd.getBody().front().without_terminator()) {
+    if (isa<ParamOp, InputOp>(op))
+      continue;
+    Operation *clone = b.clone(op, map);
+    if (auto mm = dyn_cast<MatmulOp>(clone))
+      mm.setRoleAttr(GemmRoleAttr::get(ctx, GemmRole::fprop));
+    forwardOps.push_back(clone);
+  }
+  Value loss = map.lookup(ret.getOperand(0));
+
+  // Backward.
+  Differentiator diff(b, paramArgs);
+  if (failed(diff.run(forwardOps, loss)))
+    return failure();
+
+  SmallVector<Value> grads;
+  for (auto [i, p] : llvm::enumerate(paramOps)) {
+    Value arg = body->getArgument(i);
+    Value g = diff.gradient(arg);
+    if (!g) {
+      p.emitWarning() << "lpc-autodiff: parameter '" << p.getName()
+                      << "' does not affect the loss; its gradient is zero";
+      g = splat(b, NameLoc::get(b.getStringAttr(p.getName() + ".grad"), p.getLoc()),
+                p.getType(), 0.0);
+    }
+    grads.push_back(g);
+  }
+
+  SmallVector<Value> results;
+  SmallVector<DictionaryAttr> resultAttrs;
+  if (!train) {
+    results.push_back(loss);
+    resultAttrs.push_back(ab.getDictionaryAttr(
+        ab.getNamedAttr(kMetric, ab.getStringAttr("loss"))));
+    for (auto [p, g] : llvm::zip(paramOps, grads)) {
+      results.push_back(g);
+      resultAttrs.push_back(stateAttrs("grad", p.getName()));
+    }
+  } else {
+    Location optLoc = NameLoc::get(b.getStringAttr("optimizer"), fwd.getLoc());
+    Value gradNorm;
+    if (clipGradNorm > 0.0) {
+      auto clip = ClipByGlobalNormOp::create(b, optLoc, grads,
+                                             b.getF64FloatAttr(clipGradNorm));
+      grads.assign(clip.getClipped().begin(), clip.getClipped().end());
+      gradNorm = clip.getNorm();
+    }
+    Value stepVal = body->getArgument(stepArg);
+    Value one = ConstantOp::create(
+        b, optLoc, DenseElementsAttr::get(i64Scalar, b.getI64IntegerAttr(1)));
+    Value newStep = AddOp::create(b, optLoc, stepVal, one);
+    Value lrVal;
+    if (lrArg >= 0) {
+      lrVal = body->getArgument(lrArg);
+    } else if (lrSchedule == "constant" && warmupSteps == 0) {
+      lrVal = splat(b, optLoc, f32Scalar, lr);
+    } else {
+      LrScheduleKind kind = lrSchedule == "constant" ? LrScheduleKind::constant
+                            : lrSchedule == "linear" ? LrScheduleKind::linear
+                                                     : LrScheduleKind::cosine;
+      auto sched = LrScheduleOp::create(
+          b, optLoc, stepVal, LrScheduleKindAttr::get(ctx, kind),
+          b.getF64FloatAttr(lr), b.getI64IntegerAttr(warmupSteps),
+          b.getI64IntegerAttr(totalSteps), b.getF64FloatAttr(minLr));
+      if (failed(mlir::verify(sched)))
+        return failure();
+      lrVal = sched.getLr();
+    }
+
+    size_t n = paramOps.size();
+    SmallVector<Value> newParams, slot0, slot1;
+    for (auto [i, p] : llvm::enumerate(paramOps)) {
+      Location loc = NameLoc::get(b.getStringAttr(p.getName()), p.getLoc());
+      Value param = body->getArgument(i);
+      if (optimizer == "adamw") {
+        auto upd = AdamWOp::create(
+            b, loc, param, grads[i], body->getArgument(n + i),
+            body->getArgument(2 * n + i), newStep, lrVal,
+            b.getF64FloatAttr(beta1), b.getF64FloatAttr(beta2),
+            b.getF64FloatAttr(eps), b.getF64FloatAttr(weightDecay));
+        if (failed(mlir::verify(upd)))
+          return failure();
+        newParams.push_back(upd.getNewParam());
+        slot0.push_back(upd.getNewExpAvg());
+        slot1.push_back(upd.getNewExpAvgSq());
+      } else {
+        auto upd = SgdOp::create(b, loc, param, grads[i],
+                                 body->getArgument(n + i), lrVal,
+                                 b.getF64FloatAttr(momentum),
+                                 b.getF64FloatAttr(0.0),
+                                 b.getF64FloatAttr(weightDecay),
+                                 nesterov ? b.getUnitAttr() : UnitAttr());
+        if (failed(mlir::verify(upd)))
+          return failure();
+        newParams.push_back(upd.getNewParam());
+        slot0.push_back(upd.getNewMomentumBuffer());
+      }
+    }
+    for (auto [p, v] : llvm::zip(paramOps, newParams)) {
+      results.push_back(v);
+      resultAttrs.push_back(stateAttrs("param", p.getName()));
+    }
+    for (auto [k, slot] : llvm::enumerate(slotNames)) {
+      ArrayRef<Value> vals = k == 0 ? slot0 : slot1;
+      for (auto [p, v] : llvm::zip(paramOps, vals)) {
+        results.push_back(v);
+        resultAttrs.push_back(stateAttrs(slot, p.getName()));
+      }
+    }
+    results.push_back(newStep);
+    resultAttrs.push_back(stateAttrs("step", ""));
+    results.push_back(loss);
+    resultAttrs.push_back(ab.getDictionaryAttr(
+        ab.getNamedAttr(kMetric, ab.getStringAttr("loss"))));
+    if (gradNorm) {
+      results.push_back(gradNorm);
+      resultAttrs.push_back(ab.getDictionaryAttr(
+          ab.getNamedAttr(kMetric, ab.getStringAttr("grad_norm"))));
+    }
+  }
+
+  func::ReturnOp::create(b, fwd.getLoc(), results);
+  step.setFunctionType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [i, attrs] : llvm::enumerate(resultAttrs))
+    step.setResultAttrs(i, attrs);
+  return success();
+}
+
+} // namespace
