@@ -38,7 +38,8 @@ Operation *LpcDialect::materializeConstant(OpBuilder &builder, Attribute value,
 LogicalResult LpcDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
   if (attr.getName() != getPrecisionPinAttrName())
-    return op->emitError() << "unknown lpc attribute '" << attr.getName()
+    return op->emitError() << "unknown lpc attribute '"
+                           << attr.getName().getValue()
                            << "'; the only discardable lpc attribute is '"
                            << getPrecisionPinAttrName() << "'";
   if (!isa<PrecisionAttr>(attr.getValue()))

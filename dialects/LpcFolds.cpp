@@ -46,7 +46,10 @@ struct ScaleByMinusOneToNeg : OpRewritePattern<ScaleOp> {
                                 PatternRewriter &rewriter) const override {
     if (!op.getFactor().isExactlyValue(-1.0))
       return failure();
-    rewriter.replaceOpWithNewOp<NegOp>(op, op.getInput());
+    // Keep discardable attributes such as the user's lpc.precision pin.
+    auto neg = NegOp::create(rewriter, op.getLoc(), op.getInput());
+    neg->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    rewriter.replaceOp(op, neg);
     return success();
   }
 };

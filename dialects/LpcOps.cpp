@@ -62,6 +62,11 @@ LogicalResult ParamOp::verify() {
     return failure();
   if (init == InitKind::constant && !getValue())
     return emitOpError("'constant' initializer needs a 'value' attribute");
+  for (StringRef attr : {"std", "mean", "low", "high", "value", "gain"})
+    if (auto a = (*this)->getAttrOfType<FloatAttr>(attr);
+        a && !std::isfinite(a.getValueAsDouble()))
+      return emitOpError() << "'" << attr << "' must be finite, got "
+                           << a.getValueAsDouble();
   auto opt = [](FloatAttr a, double dflt) {
     return a ? a.getValueAsDouble() : dflt;
   };
@@ -106,7 +111,7 @@ LogicalResult InputOp::verify() {
   RankedTensorType type = getResult().getType();
   Type elt = type.getElementType();
   bool wantInt = getKind() == InputKind::labels || getKind() == InputKind::tokens;
-  if (wantInt && !isa<IntegerType>(elt))
+  if (wantInt && !elt.isSignlessInteger(32) && !elt.isSignlessInteger(64))
     return emitOpError() << "'" << stringifyInputKind(getKind())
                          << "' inputs must have an integer element type "
                             "(i32 or i64), got "
@@ -486,7 +491,8 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
   auto first = cast<RankedTensorType>(inputs.front().getType());
   auto axis = normalizeAxis(adaptor.getAxis(), first.getRank());
   if (!axis)
-    return emitOptionalError(loc, "'lpc.concat' op axis ", adaptor.getAxis(),
+    return emitOptionalError(loc, "'lpc.concat' op axis ",
+                             (int64_t)adaptor.getAxis(),
                              " is out of range for ", first);
   SmallVector<int64_t> shape(first.getShape());
   for (auto [i, v] : llvm::enumerate(inputs.drop_front())) {
@@ -506,7 +512,11 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
                                  ") in dimension ", d,
                                  ", which is not the concatenation axis");
     }
-    shape[*axis] += t.getDimSize(*axis);
+    if (ShapedType::isDynamic(shape[*axis]) ||
+        ShapedType::isDynamic(t.getDimSize(*axis)))
+      shape[*axis] = ShapedType::kDynamic;
+    else
+      shape[*axis] += t.getDimSize(*axis);
   }
   results.push_back(RankedTensorType::get(shape, first.getElementType()));
   return success();
@@ -676,7 +686,7 @@ LogicalResult SgdOp::verify() {
       failed(verifyUnitInterval(*this, "dampening",
                                 getDampening().convertToDouble(), true)))
     return failure();
-  if (getWeightDecay().convertToDouble() < 0.0)
+  if (!(getWeightDecay().convertToDouble() >= 0.0))
     return emitOpError("weight_decay must be >= 0");
   if (getNesterov() && (getMomentum().convertToDouble() <= 0.0 ||
                         getDampening().convertToDouble() != 0.0))
@@ -693,7 +703,7 @@ LogicalResult AdamWOp::verify() {
     return failure();
   if (!(getEps().convertToDouble() > 0.0))
     return emitOpError("eps must be positive");
-  if (getWeightDecay().convertToDouble() < 0.0)
+  if (!(getWeightDecay().convertToDouble() >= 0.0))
     return emitOpError("weight_decay must be >= 0");
   return success();
 }
@@ -704,13 +714,14 @@ LogicalResult LrScheduleOp::verify() {
   if (!(base >= 0.0) || !(minLr >= 0.0) || minLr > base)
     return emitOpError() << "needs 0 <= min_lr <= base_lr, got min_lr = "
                          << minLr << ", base_lr = " << base;
-  if (getWarmupSteps() < 0 || getTotalSteps() < 0)
+  // I64Attr getters return uint64_t: compare as signed.
+  int64_t warmup = getWarmupSteps(), total = getTotalSteps();
+  if (warmup < 0 || total < 0)
     return emitOpError("warmup_steps and total_steps must be >= 0");
-  if (getKind() != LrScheduleKind::constant &&
-      getTotalSteps() <= getWarmupSteps())
+  if (getKind() != LrScheduleKind::constant && total <= warmup)
     return emitOpError() << "'" << stringifyLrScheduleKind(getKind())
                          << "' decay needs total_steps > warmup_steps, got "
-                         << getTotalSteps() << " <= " << getWarmupSteps();
+                         << total << " <= " << warmup;
   return success();
 }
 

@@ -28,10 +28,9 @@ namespace {
 std::string shapeString(RankedTensorType t) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  llvm::interleave(t.getShape(), os, "x");
-  if (t.getRank() == 0)
-    os << "scalar";
-  os << "x" << t.getElementType();
+  for (int64_t d : t.getShape())
+    os << d << "x";
+  os << t.getElementType();
   return s;
 }
 

@@ -20,9 +20,12 @@ def LpcModelSummary : Pass<"lpc-model-summary", "::mlir::ModuleOp"> {
     unchanged. With `json=true` the summary is one JSON object per function.
 
     ```
-    model @mlp: 4 params, 2 inputs
-      param  fc1.weight  784x1024  xavier_uniform  802816  3.06 MiB
+    model @mlp
+      kind   name        shape          init/kind        elements     bytes
+      input  image       256x784xf32    features           200704  784.00 KiB
+      param  fc1.weight  784x1024xf32   kaiming_uniform    802816    3.06 MiB
       ...
+      total: 1863690 parameters (7.11 MiB as FP32 masters), ...
     ```
   }];
   let options = [

@@ -1,0 +1,4 @@
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = lpc.relu %x {lpc.precision = #lpc.precision<fp7>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
