@@ -174,27 +174,29 @@ LogicalResult ConstantOp::verify() {
 //===----------------------------------------------------------------------===//
 
 FailureOr<SmallVector<int64_t>>
-mlir::lpc::inferMatmulShape(std::optional<Location> loc, RankedTensorType lhs,
-                            RankedTensorType rhs, bool transposeA,
-                            bool transposeB) {
+mlir::lpc::inferMatmulShape(std::optional<Location> loc, StringRef opName,
+                            RankedTensorType lhs, RankedTensorType rhs,
+                            bool transposeA, bool transposeB) {
+  std::string prefix = ("'" + opName + "' op ").str();
   if (lhs.getRank() < 2 || rhs.getRank() < 2)
-    return emitOptionalError(loc, "operands must have rank >= 2, got ", lhs,
+    return emitOptionalError(loc, prefix, "operands must have rank >= 2, got ", lhs,
                              " and ", rhs);
   int64_t lr = lhs.getRank(), rr = rhs.getRank();
   if (rr != 2 && rr != lr)
     return emitOptionalError(
-        loc, "rhs must be a matrix or have the same rank as lhs (",
+        loc, prefix, "rhs must be a matrix or have the same rank as lhs (",
         lhs, "), got ", rhs);
   for (int64_t i = 0; i < rr - 2; ++i)
     if (lhs.getDimSize(i) != rhs.getDimSize(i))
-      return emitOptionalError(loc, "batch dimension ", i, " differs: ", lhs,
+      return emitOptionalError(loc, prefix, "batch dimension ", i, " differs: ", lhs,
                                " vs ", rhs);
   int64_t m = lhs.getDimSize(lr - (transposeA ? 1 : 2));
   int64_t ka = lhs.getDimSize(lr - (transposeA ? 2 : 1));
   int64_t kb = rhs.getDimSize(rr - (transposeB ? 1 : 2));
   int64_t n = rhs.getDimSize(rr - (transposeB ? 2 : 1));
   if (ka != kb && !ShapedType::isDynamic(ka) && !ShapedType::isDynamic(kb))
-    return emitOptionalError(loc, "contraction dimensions differ: lhs ", lhs,
+    return emitOptionalError(loc, prefix,
+                             "contraction dimensions differ: lhs ", lhs,
                              (transposeA ? " (transposed)" : ""), " has K = ",
                              ka, " but rhs ", rhs,
                              (transposeB ? " (transposed)" : ""), " has K = ",
@@ -216,7 +218,7 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
                                   "differ (",
                              lhs.getElementType(), " vs ",
                              rhs.getElementType(), "); insert lpc.cast");
-  auto shape = inferMatmulShape(loc, lhs, rhs, adaptor.getTransposeA(),
+  auto shape = inferMatmulShape(loc, MatmulOp::getOperationName(), lhs, rhs, adaptor.getTransposeA(),
                                 adaptor.getTransposeB());
   if (failed(shape))
     return failure();
@@ -233,7 +235,7 @@ LogicalResult ScaledMatmulOp::verify() {
   if (!getAccType().isF32())
     return emitOpError() << "accumulation type must be f32, got "
                          << getAccType();
-  auto shape = inferMatmulShape(getLoc(), getLhs().getType(),
+  auto shape = inferMatmulShape(getLoc(), getOperationName(), getLhs().getType(),
                                 getRhs().getType(), getTransposeA(),
                                 getTransposeB());
   if (failed(shape))
@@ -245,6 +247,10 @@ LogicalResult ScaledMatmulOp::verify() {
                          << "shape " << RankedTensorType::get(*shape, result.getElementType());
   if (Value bias = getBias()) {
     auto bt = cast<RankedTensorType>(bias.getType());
+    if (bt.getElementType() != result.getElementType())
+      return emitOpError() << "bias element type " << bt.getElementType()
+                           << " differs from the result's "
+                           << result.getElementType();
     if (bt.getRank() != 1 || bt.getDimSize(0) != result.getShape().back())
       return emitOpError() << "bias must be rank 1 with the result's last "
                               "dimension ("
@@ -569,19 +575,35 @@ LogicalResult DropoutOp::verify() {
 // Losses
 //===----------------------------------------------------------------------===//
 
-LogicalResult SoftmaxCrossEntropyOp::verify() {
-  RankedTensorType logits = getLogits().getType(), labels = getLabels().getType();
+/// Labels shape [...] against logits [..., C].
+static LogicalResult verifyLabels(Operation *op, RankedTensorType logits,
+                                  RankedTensorType labels) {
   if (logits.getRank() < 1 || labels.getRank() != logits.getRank() - 1 ||
       labels.getShape() != logits.getShape().drop_back())
-    return emitOpError() << "labels must have the logits' shape without the "
-                            "class dimension: logits "
-                         << logits << ", labels " << labels;
-  if (auto ignore = getIgnoreIndex(); ignore && *ignore >= 0 &&
-                                      *ignore < logits.getShape().back())
-    return emitOpError() << "ignore_index " << *ignore
-                         << " is a valid class id (0.." << logits.getShape().back() - 1
-                         << "); use a negative value such as -100";
+    return op->emitOpError() << "labels must have the logits' shape without "
+                                "the class dimension: logits "
+                             << logits << ", labels " << labels;
   return success();
+}
+
+static LogicalResult verifyIgnoreIndex(Operation *op, IntegerAttr attr,
+                                       RankedTensorType logits) {
+  if (!attr)
+    return success();
+  int64_t ignore = attr.getValue().getSExtValue();
+  if (ignore >= 0 && ignore < logits.getShape().back())
+    return op->emitOpError()
+           << "ignore_index " << ignore << " is a valid class id (0.."
+           << logits.getShape().back() - 1
+           << "); use a negative value such as -100";
+  return success();
+}
+
+LogicalResult SoftmaxCrossEntropyOp::verify() {
+  RankedTensorType logits = getLogits().getType();
+  if (failed(verifyLabels(*this, logits, getLabels().getType())))
+    return failure();
+  return verifyIgnoreIndex(*this, getIgnoreIndexAttr(), logits);
 }
 
 //===----------------------------------------------------------------------===//
@@ -593,6 +615,39 @@ LogicalResult SoftmaxGradOp::verify() {
 }
 LogicalResult LogSoftmaxGradOp::verify() {
   return verifyAxis(*this, getAxis(), getGrad().getType());
+}
+
+LogicalResult SoftmaxCrossEntropyGradOp::verify() {
+  RankedTensorType logits = getLogits().getType();
+  if (failed(verifyLabels(*this, logits, getLabels().getType())))
+    return failure();
+  return verifyIgnoreIndex(*this, getIgnoreIndexAttr(), logits);
+}
+
+LogicalResult LayerNormGradOp::verify() {
+  if (failed(verifyNormAffine(*this, getInput().getType(), getGamma(),
+                              "gamma")))
+    return failure();
+  return verifyEpsilon(*this, getEpsilon().convertToDouble());
+}
+
+LogicalResult RmsNormGradOp::verify() {
+  if (failed(verifyNormAffine(*this, getInput().getType(), getGamma(),
+                              "gamma")))
+    return failure();
+  return verifyEpsilon(*this, getEpsilon().convertToDouble());
+}
+
+LogicalResult ReduceMaxGradOp::verify() {
+  SmallVector<Type> inferred;
+  if (failed(inferReduce(getOperationName(), getLoc(), getInput().getType(),
+                         getAxes(), getKeepdims(), inferred)))
+    return failure();
+  if (inferred.front() != getOutput().getType())
+    return emitOpError() << "output " << getOutput().getType()
+                         << " is not the reduction of " << getInput().getType()
+                         << " over the axes (" << inferred.front() << ")";
+  return success();
 }
 
 LogicalResult EmbeddingGradOp::verify() {

@@ -438,7 +438,9 @@ LogicalResult Differentiator::backprop(Operation *op) {
       })
       .Case([&](ConcatOp o) {
         RankedTensorType out = tensorType(o.getResult());
-        int64_t axis = o.getAxis() < 0 ? o.getAxis() + out.getRank() : o.getAxis();
+        int64_t axis = static_cast<int64_t>(o.getAxis());
+        if (axis < 0)
+          axis += out.getRank();
         int64_t offset = 0;
         for (Value in : o.getInputs()) {
           RankedTensorType t = tensorType(in);

@@ -158,9 +158,10 @@ struct LpcModelSummaryPass
               out << text;
               return llvm::Error::success();
             })) {
-      getOperation().emitError()
-          << "lpc-model-summary: cannot write '" << outputFile
-          << "': " << llvm::toString(std::move(err));
+      // The error text names the file; a module location would only say
+      // <unknown> or dump the module.
+      llvm::errs() << "error: lpc-model-summary: cannot write "
+                   << llvm::toString(std::move(err)) << "\n";
       signalPassFailure();
     }
   }

@@ -71,8 +71,9 @@ int main(int argc, char **argv) {
             os << result;
             return llvm::Error::success();
           })) {
-    llvm::errs() << "lpc-opt: cannot write '" << outputFilename
-                 << "': " << llvm::toString(std::move(err)) << "\n";
+    // The error text already names the file.
+    llvm::errs() << "lpc-opt: cannot write output: "
+                 << llvm::toString(std::move(err)) << "\n";
     return 1;
   }
   return 0;

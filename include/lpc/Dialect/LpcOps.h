@@ -38,8 +38,9 @@ bool isFP8(Type t);
 /// Shape of `lhs x rhs` for lpc.matmul / lpc.scaled_matmul; emits a
 /// diagnostic at `loc` (when given) and fails on a mismatch.
 FailureOr<SmallVector<int64_t>>
-inferMatmulShape(std::optional<Location> loc, RankedTensorType lhs,
-                 RankedTensorType rhs, bool transposeA, bool transposeB);
+inferMatmulShape(std::optional<Location> loc, StringRef opName,
+                 RankedTensorType lhs, RankedTensorType rhs, bool transposeA,
+                 bool transposeB);
 
 } // namespace lpc
 } // namespace mlir

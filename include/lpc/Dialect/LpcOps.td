@@ -523,6 +523,7 @@ def Lpc_LayerNormGradOp : Lpc_Op<"layernorm_grad", [Pure, KeepFP32Precision,
   let assemblyFormat = [{
     $grad `,` $input `,` $gamma attr-dict `:` type($input) `,` type($gamma)
   }];
+  let hasVerifier = 1;
 }
 
 def Lpc_RmsNormGradOp : Lpc_Op<"rmsnorm_grad", [Pure, KeepFP32Precision,
@@ -537,6 +538,7 @@ def Lpc_RmsNormGradOp : Lpc_Op<"rmsnorm_grad", [Pure, KeepFP32Precision,
   let assemblyFormat = [{
     $grad `,` $input `,` $gamma attr-dict `:` type($input) `,` type($gamma)
   }];
+  let hasVerifier = 1;
 }
 
 def Lpc_SoftmaxCrossEntropyGradOp : Lpc_Op<"softmax_cross_entropy_grad", [
@@ -556,6 +558,7 @@ def Lpc_SoftmaxCrossEntropyGradOp : Lpc_Op<"softmax_cross_entropy_grad", [
     $grad `,` $logits `,` $labels attr-dict `:` type($logits) `,`
     type($labels)
   }];
+  let hasVerifier = 1;
 }
 
 def Lpc_MseLossGradOp : Lpc_Op<"mse_loss_grad", [Pure, KeepFP32Precision,
@@ -601,6 +604,7 @@ def Lpc_ReduceMaxGradOp : Lpc_Op<"reduce_max_grad", [Pure, FollowPrecision,
   let assemblyFormat = [{
     $grad `,` $input `,` $output attr-dict `:` type($grad) `,` type($input)
   }];
+  let hasVerifier = 1;
 }
 
 def Lpc_SliceGradOp : Lpc_Op<"slice_grad", [Pure, FollowPrecision]> {

@@ -17,7 +17,7 @@ def LpcModelSummary : Pass<"lpc-model-summary", "::mlir::ModuleOp"> {
     For every function that declares `lpc.param` or `lpc.input` ops, prints
     each parameter (name, shape, initializer, element count, FP32 bytes),
     each data input, and the totals, like torchinfo's summary. The IR is left
-    unchanged. With `json=true` the summary is one JSON object per function.
+    unchanged. With `json=true` the summary is a JSON array with one object per function.
 
     ```
     model @mlp

@@ -19,7 +19,11 @@
 //  - quantize is roundToFormat(x * scale, fp8, saturate = true) with x * scale
 //    in double; unscale multiplies by 1/scale computed (and rounded) in f32.
 //  - dropout keeps element `i` iff dropoutUniform(seed, step, i) >= rate.
-//  - Integer results (i32, i64, i1) are never rounded: ops only move them.
+//  - Integer results (i32, i64, i1) are exact (ops move them, lpc.add adds
+//    them; no wrap-around is modelled).
+//  - lr_schedule during warm-up (step < warmup_steps) is base_lr * step /
+//    max(1, warmup_steps) for every kind; after it `linear` is
+//    min_lr + (base_lr - min_lr) * (1 - p) with p as for `cosine`.
 //
 //===----------------------------------------------------------------------===//
 
