@@ -35,32 +35,66 @@ Operation *LpcDialect::materializeConstant(OpBuilder &builder, Attribute value,
 }
 
 /// Checks the user-written precision pin `lpc.precision = #lpc.precision<..>`.
+/// Discardable lpc attributes: the user's precision pin and the records of
+/// the precision passes.
 LogicalResult LpcDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
-  if (attr.getName() != getPrecisionPinAttrName())
-    return op->emitError() << "unknown lpc attribute '"
-                           << attr.getName().getValue()
-                           << "'; the only discardable lpc attribute is '"
-                           << getPrecisionPinAttrName() << "'";
-  if (!isa<PrecisionAttr>(attr.getValue()))
-    return op->emitError() << "'" << getPrecisionPinAttrName()
-                           << "' must be a #lpc.precision<...> attribute, got "
-                           << attr.getValue();
-  switch (getPrecisionClass(op)) {
-  case PrecisionClass::AlwaysLow:
-  case PrecisionClass::Follow:
-  case PrecisionClass::KeepFP32:
+  StringRef name = attr.getName().getValue();
+  Attribute value = attr.getValue();
+  PrecisionClass cls = getPrecisionClass(op);
+  bool compute = cls == PrecisionClass::AlwaysLow ||
+                 cls == PrecisionClass::Follow ||
+                 cls == PrecisionClass::KeepFP32;
+  if (name == getPrecisionPinAttrName() || name == getAssignedAttrName()) {
+    if (!isa<PrecisionAttr>(value))
+      return op->emitError() << "'" << name
+                             << "' must be a #lpc.precision<...> attribute, "
+                                "got "
+                             << value;
+    if (cls == PrecisionClass::Fixed)
+      return op->emitError() << "'" << name << "' cannot pin '"
+                             << op->getName()
+                             << "': its precision is fixed by its types";
+    if (!compute)
+      return op->emitError() << "'" << name
+                             << "' applies only to lpc compute ops, not '"
+                             << op->getName() << "'";
     return success();
-  case PrecisionClass::Fixed:
-    return op->emitError() << "'" << getPrecisionPinAttrName()
-                           << "' cannot pin '" << op->getName()
-                           << "': its precision is fixed by its types";
-  case PrecisionClass::Unknown:
-    return op->emitError() << "'" << getPrecisionPinAttrName()
-                           << "' applies only to lpc compute ops, not '"
-                           << op->getName() << "'";
   }
-  llvm_unreachable("unknown precision class");
+  if (name == getReasonAttrName()) {
+    if (!isa<StringAttr>(value) || !compute)
+      return op->emitError() << "'" << name
+                             << "' must be a string on an lpc compute op";
+    return success();
+  }
+  if (name == getFP8OperandsAttrName()) {
+    auto arr = dyn_cast<ArrayAttr>(value);
+    bool ok = arr && arr.size() == 2 && isa<MatmulOp>(op);
+    if (ok)
+      for (Attribute a : arr) {
+        auto p = dyn_cast<PrecisionAttr>(a);
+        ok &= p && (p.getValue() == Precision::fp8_e4m3 ||
+                    p.getValue() == Precision::fp8_e5m2);
+      }
+    if (ok && cast<PrecisionAttr>(arr[0]).getValue() == Precision::fp8_e5m2 &&
+        cast<PrecisionAttr>(arr[1]).getValue() == Precision::fp8_e5m2)
+      return op->emitError() << "'" << name
+                             << "': E5M2 x E5M2 is not a valid FP8 GEMM";
+    if (!ok)
+      return op->emitError()
+             << "'" << name
+             << "' must be [lhs, rhs] fp8 precisions on an lpc.matmul";
+    return success();
+  }
+  if (name == getGradSeedAttrName()) {
+    if (!isa<UnitAttr>(value) || !isa<ConstantOp>(op))
+      return op->emitError() << "'" << name
+                             << "' is a unit attribute of lpc.constant";
+    return success();
+  }
+  return op->emitError() << "unknown lpc attribute '" << name
+                         << "' (known: lpc.precision, lpc.assigned, "
+                            "lpc.reason, lpc.fp8, lpc.grad_seed)";
 }
 
 PrecisionClass mlir::lpc::getPrecisionClass(Operation *op) {

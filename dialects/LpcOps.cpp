@@ -723,6 +723,29 @@ LogicalResult AllFiniteOp::verify() {
   return success();
 }
 
+LogicalResult FP8ComputeScaleOp::verify() {
+  Precision f = getFormat();
+  if (f != Precision::fp8_e4m3 && f != Precision::fp8_e5m2)
+    return emitOpError() << "format must be fp8_e4m3 or fp8_e5m2, got "
+                         << stringifyPrecision(f);
+  if (static_cast<int64_t>(getMargin()) < 0)
+    return emitOpError("margin must be >= 0");
+  if (static_cast<int64_t>(getInterval()) < 1)
+    return emitOpError("interval must be >= 1");
+  return success();
+}
+
+LogicalResult LossScaleUpdateOp::verify() {
+  if (!(getGrowthFactor().convertToDouble() > 1.0))
+    return emitOpError("growth_factor must be > 1");
+  double b = getBackoffFactor().convertToDouble();
+  if (!(b > 0.0 && b < 1.0))
+    return emitOpError("backoff_factor must be in (0, 1)");
+  if (static_cast<int64_t>(getGrowthInterval()) < 1)
+    return emitOpError("growth_interval must be >= 1");
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Optimizer ops
 //===----------------------------------------------------------------------===//

@@ -98,9 +98,13 @@ public:
       varied.insert(p);
 
     Location lossLoc = loss.getLoc();
-    adjoint[loss] = splat(b, NameLoc::get(b.getStringAttr("loss.grad_seed"),
-                                          lossLoc),
-                          tensorType(loss), 1.0);
+    Value seed = splat(b, NameLoc::get(b.getStringAttr("loss.grad_seed"),
+                                       lossLoc),
+                       tensorType(loss), 1.0);
+    // Loss scaling finds the seed by this attribute.
+    seed.getDefiningOp()->setAttr(LpcDialect::getGradSeedAttrName(),
+                                  b.getUnitAttr());
+    adjoint[loss] = seed;
     for (Operation *op : llvm::reverse(forwardOps)) {
       bool hasAdjoint = llvm::any_of(op->getResults(), [&](Value r) {
         return adjoint.count(r) != 0;

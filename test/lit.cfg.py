@@ -1,5 +1,7 @@
 # -*- Python -*- lit configuration for lpc.
 import os
+import subprocess
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -25,3 +27,19 @@ llvm_config.add_tool_substitutions(tools, [config.lpc_tools_dir, config.llvm_too
 
 if config.have_ptxas:
     config.available_features.add("ptxas")
+
+# Python for test oracles (ml_dtypes, numpy): the interpreter CMake was given
+# (LPC_PYTHON, a venv made by scripts/lpc), else the one running lit. Tests
+# that need ml_dtypes say `REQUIRES: ml_dtypes` and run `%python`.
+lpc_python = getattr(config, "lpc_python", "") or sys.executable
+try:
+    # Resolve wrappers (e.g. pyenv shims) to the real interpreter.
+    lpc_python = subprocess.run(
+        [lpc_python, "-c", "import ml_dtypes, numpy, sys; print(sys.executable)"],
+        capture_output=True, text=True, check=True).stdout.strip()
+    config.available_features.add("ml_dtypes")
+except (OSError, subprocess.CalledProcessError):
+    pass
+# (use_default_substitutions already defined %python as lit's own python.)
+config.substitutions = [s for s in config.substitutions if s[0] != "%python"]
+config.substitutions.append(("%python", '"%s"' % lpc_python))

@@ -38,6 +38,21 @@ def Lpc_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getPrecisionPinAttrName() {
       return ::llvm::StringLiteral("lpc.precision");
     }
+    /// Precision chosen by lpc-assign-precision, and the rule that chose it.
+    static constexpr ::llvm::StringLiteral getAssignedAttrName() {
+      return ::llvm::StringLiteral("lpc.assigned");
+    }
+    static constexpr ::llvm::StringLiteral getReasonAttrName() {
+      return ::llvm::StringLiteral("lpc.reason");
+    }
+    /// [lhs, rhs] FP8 formats of a matmul that runs as an FP8 GEMM.
+    static constexpr ::llvm::StringLiteral getFP8OperandsAttrName() {
+      return ::llvm::StringLiteral("lpc.fp8");
+    }
+    /// Marks the constant 1.0 that seeds the backward pass (lpc-autodiff).
+    static constexpr ::llvm::StringLiteral getGradSeedAttrName() {
+      return ::llvm::StringLiteral("lpc.grad_seed");
+    }
   }];
 }
 
@@ -129,6 +144,18 @@ def Lpc_LrScheduleKind : I32EnumAttr<"LrScheduleKind",
 }
 def Lpc_LrScheduleKindAttr
     : EnumAttr<Lpc_Dialect, Lpc_LrScheduleKind, "lr_schedule_kind">;
+
+def Lpc_AmaxComputeAlgo : I32EnumAttr<"AmaxComputeAlgo",
+    "how the scaling amax comes from the amax history", [
+    I32EnumAttrCase<"max", 0>,
+    I32EnumAttrCase<"most_recent", 1>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::lpc";
+}
+def Lpc_AmaxComputeAlgoAttr
+    : EnumAttr<Lpc_Dialect, Lpc_AmaxComputeAlgo, "amax_algo"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 //===----------------------------------------------------------------------===//
 // Precision-class traits (C++ side in LpcTraits.h)

@@ -33,6 +33,9 @@ def Lpc_F32Scalar : 0DTensorOf<[F32]> {
   let builderCall = "::mlir::RankedTensorType::get({}, $_builder.getF32Type())";
 }
 def Lpc_StepScalar : 0DTensorOf<[I32, I64, F32]>;
+def Lpc_BoolScalar : 0DTensorOf<[I1]> {
+  let builderCall = "::mlir::RankedTensorType::get({}, $_builder.getI1Type())";
+}
 
 class Lpc_Op<string mnemonic, list<Trait> traits = []>
     : Op<Lpc_Dialect, mnemonic, traits>;
@@ -713,6 +716,68 @@ def Lpc_AllFiniteOp : Lpc_Op<"all_finite", [Pure, FixedPrecision,
   let arguments = (ins Variadic<Lpc_FloatTensor>:$inputs);
   let results = (outs 0DTensorOf<[I1]>:$result);
   let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
+  let hasVerifier = 1;
+}
+
+def Lpc_AmaxHistoryPushOp : Lpc_Op<"amax_history_push", [Pure,
+    FixedPrecision, AllTypesMatch<["history", "new_history"]>]> {
+  let summary = "records this step's amax in an FP8 amax history";
+  let description = [{
+    `history` holds the amaxes of the last L steps, most recent first.
+    `new_history = [amax, history[0], ..., history[L-2]]`, and `scale_amax`
+    is `max(new_history)` (`max`) or `amax` (`most_recent`): the window of
+    L amaxes including this step's, as Transformer Engine's delayed scaling
+    (its ring buffer holds the same values in another order). NaN
+    propagates.
+  }];
+  let arguments = (ins 1DTensorOf<[F32]>:$history, Lpc_F32Scalar:$amax,
+      DefaultValuedAttr<Lpc_AmaxComputeAlgoAttr,
+                        "::mlir::lpc::AmaxComputeAlgo::max">:$algo);
+  let results = (outs 1DTensorOf<[F32]>:$new_history,
+                      Lpc_F32Scalar:$scale_amax);
+  let assemblyFormat = "$history `,` $amax attr-dict `:` type($history)";
+}
+
+def Lpc_FP8ComputeScaleOp : Lpc_Op<"fp8_compute_scale", [Pure,
+    FixedPrecision]> {
+  let summary = "FP8 scaling factor from an amax (Transformer Engine formula)";
+  let description = [{
+    When `(step + 1) % interval == 0` (step = finished updates before this
+    one): `s = (fp8_max / amax) / 2^margin` in f32, where fp8_max is 448
+    (E4M3) or 57344 (E5M2); if `amax` is 0 or not finite the previous
+    `scale` is kept; an infinite `s` becomes FLT_MAX. Otherwise `scale`.
+  }];
+  let arguments = (ins Lpc_F32Scalar:$amax, Lpc_F32Scalar:$scale,
+                   0DTensorOf<[I32, I64]>:$step, Lpc_PrecisionAttr:$format,
+                   DefaultValuedAttr<I64Attr, "0">:$margin,
+                   DefaultValuedAttr<I64Attr, "1">:$interval);
+  let results = (outs Lpc_F32Scalar:$new_scale);
+  let assemblyFormat = [{
+    $amax `,` $scale `,` $step attr-dict `:` type($step)
+  }];
+  let hasVerifier = 1;
+}
+
+def Lpc_LossScaleUpdateOp : Lpc_Op<"loss_scale_update", [Pure,
+    FixedPrecision, AllTypesMatch<["growth_tracker", "new_growth_tracker"]>]> {
+  let summary = "dynamic loss-scale update (PyTorch GradScaler semantics)";
+  let description = [{
+    If not `finite`: `scale *= backoff_factor`, tracker = 0. Else tracker
+    + 1; when it reaches `growth_interval`, `scale *= growth_factor` (only
+    if the product is finite) and tracker = 0. As
+    `torch._amp_update_scale_`.
+  }];
+  let arguments = (ins Lpc_F32Scalar:$scale,
+                   0DTensorOf<[I32, I64]>:$growth_tracker,
+                   Lpc_BoolScalar:$finite,
+                   DefaultValuedAttr<F64Attr, "2.0">:$growth_factor,
+                   DefaultValuedAttr<F64Attr, "0.5">:$backoff_factor,
+                   DefaultValuedAttr<I64Attr, "2000">:$growth_interval);
+  let results = (outs Lpc_F32Scalar:$new_scale,
+                      0DTensorOf<[I32, I64]>:$new_growth_tracker);
+  let assemblyFormat = [{
+    $scale `,` $growth_tracker `,` $finite attr-dict `:` type($growth_tracker)
+  }];
   let hasVerifier = 1;
 }
 
