@@ -101,4 +101,86 @@ def LpcAutodiff : Pass<"lpc-autodiff", "::mlir::ModuleOp"> {
   ];
 }
 
+def LpcAssignPrecision : Pass<"lpc-assign-precision", "::mlir::ModuleOp"> {
+  let summary = "Chooses a precision for every lpc compute op and records why";
+  let description = [{
+    Paints each lpc compute op with `lpc.assigned = #lpc.precision<..>` and
+    `lpc.reason = "..."` (the rule that decided), from the policy, the op's
+    precision class (declared in ODS) and the user's pins:
+
+    - `always-low` (matmul): the policy's low type (bf16 / fp16; bf16 under
+      fp8), FP32 accumulation. Under `policy=fp8`, a matmul of a linear layer
+      (one operand is a parameter, or a weight-gradient GEMM) also gets
+      `lpc.fp8 = [lhs, rhs]` formats: E4M3 for activations and weights, E5M2
+      for gradients with `fp8-format=hybrid` (never E5M2 x E5M2). It stays
+      bf16, with the reason recorded, when its role is listed in
+      `override-linear-precision`, when K or N is not a multiple of 16, or
+      when M*N*K < `fp8-min-mnk` (FP8 does not pay for small GEMMs).
+    - `keep-fp32` (exp, log, pow, rsqrt, softmax, norms, reductions, losses):
+      fp32. With bf16 (and fp8) policies, sum/mean may follow bf16 inputs
+      (`relax-bf16-reductions`): bf16 has FP32's exponent range.
+    - `follow` (add, mul, activations, data movement...): fp32 when any
+      computed input is fp32 (deny spreads forward, as TensorFlow's AMP
+      painter), the low type when its computed inputs are low, fp32 when no
+      input is computed (parameters, data and constants do not vote).
+    - A user pin `lpc.precision = #lpc.precision<..>` wins, except that
+      losses never run below fp32.
+
+    With `policy=no` every op is fp32. The IR is otherwise unchanged:
+    lpc-insert-casts materializes the decisions.
+  }];
+  let dependentDialects = ["::mlir::lpc::LpcDialect"];
+  let options = [
+    Option<"policy", "policy", "std::string", /*default=*/"\"bf16\"",
+           "no | fp16 | bf16 | fp8 (as Accelerate's mixed_precision)">,
+    ListOption<"alwaysLowOps", "always-low", "std::string",
+               "op names to treat as always-low (e.g. lpc.gelu)">,
+    ListOption<"keepFP32Ops", "keep-fp32", "std::string",
+               "op names to keep in fp32">,
+    ListOption<"followOps", "follow", "std::string",
+               "op names that follow their inputs">,
+    Option<"relaxBF16Reductions", "relax-bf16-reductions", "bool",
+           /*default=*/"true",
+           "let sum/mean follow bf16 inputs under bf16/fp8 policies">,
+    Option<"fp8Format", "fp8-format", "std::string",
+           /*default=*/"\"hybrid\"",
+           "hybrid (E4M3 forward, E5M2 gradients) | e4m3">,
+    ListOption<"overrideLinearPrecision", "override-linear-precision",
+               "std::string",
+               "GEMM roles (fprop, dgrad, wgrad) of linear layers to run in "
+               "bf16 instead of fp8">,
+    Option<"fp8MinMNK", "fp8-min-mnk", "int64_t", /*default=*/"2097152",
+           "smallest M*N*K run in fp8 (default 128^3); smaller GEMMs run "
+           "in bf16">,
+  ];
+}
+
+def LpcInsertCasts : Pass<"lpc-insert-casts", "::mlir::ModuleOp"> {
+  let summary = "Materializes the assigned precisions with lpc.cast";
+  let description = [{
+    For every op with `lpc.assigned = P`: its float operands are cast to P
+    and its float results get P's element type (losses keep their f32
+    result; the FP8 GEMMs chosen by lpc-assign-precision keep their operands
+    for lpc-fp8-scaling to quantize and get a bf16 result). Every other op
+    (optimizer, precision and structure ops, func.return) gets each float
+    operand back in the type it had before, so FP32 masters, optimizer state
+    and the returned values keep their types.
+
+    One cast per (value, type): a value needed in bf16 by five ops is cast
+    once. A value is never cast back and forth: a cast of a cast that the
+    first one made exact folds (run -canonicalize after, as the
+    lpc-mixed-precision pipeline does).
+
+    ```mlir
+    %h = lpc.matmul %x, %w {lpc.assigned = #lpc.precision<bf16>, ...}
+           : tensor<8x4xf32>, tensor<4x4xf32> -> tensor<8x4xf32>
+    // becomes
+    %xc = lpc.cast %x : tensor<8x4xf32> to tensor<8x4xbf16>
+    %wc = lpc.cast %w : tensor<4x4xf32> to tensor<4x4xbf16>
+    %h = lpc.matmul %xc, %wc {...} : ..., ... -> tensor<8x4xbf16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::lpc::LpcDialect"];
+}
+
 #endif // LPC_PASSES_TD

@@ -1,0 +1,37 @@
+//===- PrecisionUtils.h - helpers shared by the precision passes -*- C++ -*-===//
+#ifndef LPC_PASSES_PRECISIONUTILS_H
+#define LPC_PASSES_PRECISIONUTILS_H
+
+#include "lpc/Dialect/LpcOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir {
+namespace lpc {
+
+/// The parameter a value is read from through pure data movement (reshape,
+/// transpose, broadcast, cast): an lpc.param op or a train-step argument with
+/// {lpc.state = "param"}. Returns its name, or an empty string.
+StringRef tracedParamName(Value v);
+
+/// Values computed from the backward pass's seed (the constant marked
+/// lpc.grad_seed), i.e. gradients, in `fn`.
+llvm::DenseSet<Value> gradientValues(func::FuncOp fn);
+
+/// The GEMM role of a matmul-like op (fprop when it has none).
+GemmRole roleOf(Operation *op);
+
+/// M, N, K of a matmul (M includes the batch dimensions).
+struct GemmDims {
+  int64_t m = 0, n = 0, k = 0;
+};
+GemmDims gemmDims(MatmulOp op);
+
+/// Float element type of a ranked tensor value, or null.
+FloatType floatElementType(Value v);
+
+} // namespace lpc
+} // namespace mlir
+
+#endif // LPC_PASSES_PRECISIONUTILS_H

@@ -1,0 +1,63 @@
+//===- PrecisionUtils.cpp - helpers shared by the precision passes --------===//
+
+#include "lpc/Passes/PrecisionUtils.h"
+
+using namespace mlir;
+using namespace mlir::lpc;
+
+StringRef mlir::lpc::tracedParamName(Value v) {
+  while (true) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      auto fn = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+      if (!fn)
+        return {};
+      auto state =
+          fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "lpc.state");
+      auto name =
+          fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "lpc.name");
+      if (state && name && state.getValue() == "param")
+        return name.getValue();
+      return {};
+    }
+    Operation *def = v.getDefiningOp();
+    if (auto p = dyn_cast<ParamOp>(def))
+      return p.getName();
+    if (!isa<ReshapeOp, TransposeOp, BroadcastOp, CastOp>(def))
+      return {};
+    v = def->getOperand(0);
+  }
+}
+
+llvm::DenseSet<Value> mlir::lpc::gradientValues(func::FuncOp fn) {
+  llvm::DenseSet<Value> grads;
+  fn.walk([&](Operation *op) {
+    bool seeded = op->hasAttr(LpcDialect::getGradSeedAttrName()) ||
+                  llvm::any_of(op->getOperands(),
+                               [&](Value v) { return grads.contains(v); });
+    if (seeded)
+      for (Value r : op->getResults())
+        grads.insert(r);
+  });
+  return grads;
+}
+
+GemmRole mlir::lpc::roleOf(Operation *op) {
+  if (auto attr = op->getAttrOfType<GemmRoleAttr>("role"))
+    return attr.getValue();
+  return GemmRole::fprop;
+}
+
+GemmDims mlir::lpc::gemmDims(MatmulOp op) {
+  RankedTensorType lhs = op.getLhs().getType(), out = op.getType();
+  int64_t r = lhs.getRank();
+  GemmDims d;
+  d.k = lhs.getDimSize(op.getTransposeA() ? r - 2 : r - 1);
+  d.n = out.getShape().back();
+  d.m = out.getNumElements() / d.n;
+  return d;
+}
+
+FloatType mlir::lpc::floatElementType(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t ? dyn_cast<FloatType>(t.getElementType()) : FloatType();
+}
