@@ -62,9 +62,10 @@ LogicalResult LpcDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == getReasonAttrName()) {
-    if (!isa<StringAttr>(value) || !compute)
+    if (!isa<StringAttr>(value) || !(compute || isa<ScaledMatmulOp>(op)))
       return op->emitError() << "'" << name
-                             << "' must be a string on an lpc compute op";
+                             << "' must be a string on an lpc compute op or "
+                                "lpc.scaled_matmul";
     return success();
   }
   if (name == getFP8OperandsAttrName()) {

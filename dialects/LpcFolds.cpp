@@ -160,3 +160,24 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
   getInputMutable().assign(inner.getInput());
   return getResult();
 }
+
+/// quantize(cast(x)) = quantize(x) when the cast is exact: x * scale is the
+/// same product, rounded once to fp8.
+OpFoldResult QuantizeOp::fold(FoldAdaptor) {
+  auto inner = getInput().getDefiningOp<CastOp>();
+  if (!inner || !isExactWidening(inner.getInput().getType().getElementType(),
+                                 inner.getType().getElementType()))
+    return {};
+  getInputMutable().assign(inner.getInput());
+  return getResult();
+}
+
+/// amax(cast(x)) = amax(x) when the cast is exact.
+OpFoldResult AmaxOp::fold(FoldAdaptor) {
+  auto inner = getInput().getDefiningOp<CastOp>();
+  if (!inner || !isExactWidening(inner.getInput().getType().getElementType(),
+                                 inner.getType().getElementType()))
+    return {};
+  getInputMutable().assign(inner.getInput());
+  return getResult();
+}

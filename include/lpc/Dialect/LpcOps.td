@@ -630,8 +630,8 @@ def Lpc_CastOp : Lpc_Op<"cast", [Pure, FixedPrecision]> {
   let summary = "converts between float formats (round to nearest even)";
   let description = [{
     Values out of range become inf (or NaN for f8E4M3FN, which has no inf);
-    with `saturate` (fp8 results only) they clamp to the largest finite
-    value. NaN stays NaN.
+    with `saturate` (fp8 results only) they, and +-inf, clamp to the largest
+    finite value (PTX `cvt.rn.satfinite`). NaN stays NaN.
   }];
   let arguments = (ins Lpc_FloatTensor:$input, UnitAttr:$saturate);
   let results = (outs Lpc_FloatTensor:$result);
@@ -641,13 +641,18 @@ def Lpc_CastOp : Lpc_Op<"cast", [Pure, FixedPrecision]> {
 }
 
 def Lpc_QuantizeOp : Lpc_Op<"quantize", [Pure, FixedPrecision]> {
-  let summary = "FP8 quantization: sat(x * scale)";
+  let summary = "FP8 quantization: sat(f32(x * scale))";
+  let description = [{
+    The product is rounded to f32, then to the fp8 format with saturation
+    (overflow and +-inf become +-max, NaN stays NaN).
+  }];
   let arguments = (ins Lpc_WideFloatTensor:$input, Lpc_F32Scalar:$scale);
   let results = (outs Lpc_FP8Tensor:$result);
   let assemblyFormat = [{
     $input `,` $scale attr-dict `:` type($input) `to` type($result)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Lpc_DequantizeOp : Lpc_Op<"dequantize", [Pure, FixedPrecision]> {
@@ -666,6 +671,7 @@ def Lpc_AmaxOp : Lpc_Op<"amax", [Pure, FixedPrecision]> {
   let arguments = (ins Lpc_FloatTensor:$input);
   let results = (outs Lpc_F32Scalar:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
 }
 
 def Lpc_ScaledMatmulOp : Lpc_Op<"scaled_matmul", [Pure, FixedPrecision]> {
@@ -792,7 +798,9 @@ def Lpc_SgdOp : Lpc_Op<"sgd", [Pure, FixedPrecision,
   let description = [{
     `g = grad + weight_decay * p; buf = momentum * buf + (1 - dampening) * g;
     g = nesterov ? g + momentum * buf : buf; p = p - lr * g`. With
-    `momentum = 0` the buffer passes through unchanged.
+    `momentum = 0` the buffer passes through unchanged. The buffer starts
+    at zero, so the first step matches PyTorch (which starts it at `g`)
+    when dampening is 0, lpc-autodiff's setting.
   }];
   let arguments = (ins Lpc_F32Tensor:$param, Lpc_F32Tensor:$grad,
                    Lpc_F32Tensor:$momentum_buffer, Lpc_F32Scalar:$lr,

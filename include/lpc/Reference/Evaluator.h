@@ -16,8 +16,10 @@
 //  - matmul and scaled_matmul accumulate in double (the "FP32 accumulation"
 //    reference; scaled_matmul ignores `fast_accum`).
 //  - embedding_grad and the gamma/beta gradients accumulate in double.
-//  - quantize is roundToFormat(x * scale, fp8, saturate = true) with x * scale
-//    in double; unscale multiplies by 1/scale computed (and rounded) in f32.
+//  - quantize is roundToFormat(f32(x * scale), fp8, saturate = true): the
+//    product is rounded to f32 first, as the GPU's f32 multiply does; unscale multiplies by 1/scale computed (and rounded) in f32.
+//    fp8_compute_scale and loss_scale_update compute in f32 as their
+//    descriptions say (rounding each step to f32 even when roundF32 is off).
 //  - dropout keeps element `i` iff dropoutUniform(seed, step, i) >= rate.
 //  - Integer results (i32, i64, i1) are exact (ops move them, lpc.add adds
 //    them; no wrap-around is modelled).
@@ -72,8 +74,7 @@ double maxFinite(DType t);
 /// Round-to-nearest-even conversion of a double to `t` (exact reference via
 /// llvm::APFloat). Out of range: inf (f16/bf16/f32/f8E5M2) or NaN (f8E4M3FN,
 /// which has no inf) unless `saturate`, which clamps finite overflow to
-/// +-max finite (inf input stays inf for E5M2; for E4M3FN saturate maps
-/// +-inf to +-448). NaN stays NaN.
+/// +-max finite, and so does +-inf (as PTX cvt.rn.satfinite). NaN stays NaN.
 /// Integer types: round to nearest (ties to even); i1: nonzero -> 1.
 double roundToFormat(double v, DType t, bool saturate = false);
 /// Bit pattern of roundToFormat(v, t, saturate) in the format, and back.
