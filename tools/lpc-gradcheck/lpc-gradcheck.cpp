@@ -66,8 +66,9 @@ static llvm::cl::opt<unsigned> maxElements(
     llvm::cl::init(48));
 static llvm::cl::opt<double>
     paramStd("param-std",
-             llvm::cl::desc("std of the random parameter values"),
-             llvm::cl::init(0.5));
+             llvm::cl::desc("std of the random parameter values (divided by "
+                   "sqrt(fan_in) for matrices)"),
+             llvm::cl::init(1.0));
 static llvm::cl::opt<unsigned> trajectory(
     "trajectory",
     llvm::cl::desc("run the train step this many times and print JSON"),
@@ -101,11 +102,18 @@ ref::Bindings randomBindings(func::FuncOp fn, uint64_t s, bool initParams) {
   ref::Bindings b;
   uint64_t k = 0;
   fn.walk([&](Operation *op) {
-    if (auto p = dyn_cast<ParamOp>(op))
+    if (auto p = dyn_cast<ParamOp>(op)) {
+      // Matrices get std / sqrt(fan_in) so that activations stay O(1): with
+      // huge logits the loss loses the digits finite differences need.
+      RankedTensorType t = p.getType();
+      double stddev = t.getRank() >= 2
+                          ? paramStd / std::sqrt(double(t.getDimSize(0)))
+                          : double(paramStd);
       b[p.getName().str()] =
           initParams ? ref::initializeParam(p, s)
                      : randomFor(p.getResult(), ref::hashName(s, p.getName()),
-                                 paramStd);
+                                 stddev);
+    }
     else if (auto in = dyn_cast<InputOp>(op))
       b[in.getName().str()] =
           randomFor(in.getResult(), ref::hashName(s + 7919, in.getName()), 1.0);
