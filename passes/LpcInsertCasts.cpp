@@ -78,8 +78,10 @@ struct LpcInsertCastsPass
     for (Operation *op : ops) {
       auto assigned =
           op->getAttrOfType<PrecisionAttr>(LpcDialect::getAssignedAttrName());
-      if (!assigned) {
-        // Unassigned ops see their operands in their original types.
+      // FP8 GEMMs are left to lpc-fp8-scaling, which quantizes the operands
+      // and gives the GEMM its assigned output type: like unassigned ops they
+      // see their operands in their original types.
+      if (!assigned || op->hasAttr(LpcDialect::getFP8OperandsAttrName())) {
         for (OpOperand &use : op->getOpOperands()) {
           Value v = use.get();
           auto it = original.find(v);
@@ -90,15 +92,13 @@ struct LpcInsertCastsPass
         continue;
       }
       Type elt = getElementTypeFor(fn.getContext(), assigned.getValue());
-      bool fp8 = op->hasAttr(LpcDialect::getFP8OperandsAttrName());
-      if (!fp8)
-        for (OpOperand &use : op->getOpOperands()) {
+      for (OpOperand &use : op->getOpOperands()) {
           Value v = use.get();
           if (!floatElementType(v) ||
               isFixedOperand(op, use.getOperandNumber()))
             continue;
-          use.set(castTo(v, withElement(v.getType(), elt)));
-        }
+        use.set(castTo(v, withElement(v.getType(), elt)));
+      }
       if (!isFixedResult(op))
         for (Value r : op->getResults())
           if (floatElementType(r))

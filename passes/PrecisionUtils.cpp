@@ -61,3 +61,48 @@ FloatType mlir::lpc::floatElementType(Value v) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
   return t ? dyn_cast<FloatType>(t.getElementType()) : FloatType();
 }
+
+FailureOr<BlockArgument> mlir::lpc::addStateArgument(func::FuncOp fn,
+                                                     Type type,
+                                                     DictionaryAttr attrs,
+                                                     Location loc) {
+  unsigned index = fn.getNumArguments();
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    if (fn.getArgAttr(i, "lpc.input")) {
+      index = i;
+      break;
+    }
+  if (failed(fn.insertArgument(index, type, attrs, loc)))
+    return failure();
+  return fn.getArgument(index);
+}
+
+LogicalResult mlir::lpc::addStateResult(func::FuncOp fn, Value value,
+                                        DictionaryAttr attrs) {
+  unsigned index = fn.getNumResults();
+  for (unsigned i = 0; i < fn.getNumResults(); ++i)
+    if (fn.getResultAttr(i, "lpc.metric")) {
+      index = i;
+      break;
+    }
+  if (failed(fn.insertResult(index, value.getType(), attrs)))
+    return failure();
+  fn.walk([&](func::ReturnOp ret) {
+    SmallVector<Value> operands(ret.getOperands());
+    operands.insert(operands.begin() + index, value);
+    ret->setOperands(operands);
+  });
+  return success();
+}
+
+BlockArgument mlir::lpc::findStateArgument(func::FuncOp fn, StringRef state,
+                                           StringRef name) {
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+    auto s = fn.getArgAttrOfType<StringAttr>(i, "lpc.state");
+    auto n = fn.getArgAttrOfType<StringAttr>(i, "lpc.name");
+    if (s && s.getValue() == state &&
+        (name.empty() || (n && n.getValue() == name)))
+      return fn.getArgument(i);
+  }
+  return {};
+}

@@ -31,6 +31,17 @@ GemmDims gemmDims(MatmulOp op);
 /// Float element type of a ranked tensor value, or null.
 FloatType floatElementType(Value v);
 
+/// Adds a state argument to a train step, after the existing state
+/// arguments (before the first data input), and returns it.
+FailureOr<BlockArgument> addStateArgument(func::FuncOp fn, Type type,
+                                          DictionaryAttr attrs, Location loc);
+/// Adds a result returning `value` (defined in `fn`) before the metrics.
+LogicalResult addStateResult(func::FuncOp fn, Value value,
+                             DictionaryAttr attrs);
+/// The argument with {lpc.state = state} (and lpc.name = name if given).
+BlockArgument findStateArgument(func::FuncOp fn, StringRef state,
+                                StringRef name = {});
+
 } // namespace lpc
 } // namespace mlir
 

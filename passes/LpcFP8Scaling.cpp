@@ -1,0 +1,274 @@
+//===- LpcFP8Scaling.cpp - --lpc-fp8-scaling ------------------------------===//
+//
+// Rewrites the matmuls chosen for FP8 into scaled FP8 GEMMs: quantize with a
+// per-tensor scale, record amax, keep the amax history and update the scale
+// (Transformer Engine's delayed scaling), or scale from the tensor's own amax
+// (current scaling). See Passes.td for the state contract.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lpc/Dialect/LpcOps.h"
+#include "lpc/Passes/Passes.h"
+#include "lpc/Passes/PrecisionUtils.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir {
+namespace lpc {
+#define GEN_PASS_DEF_LPCFP8SCALING
+#include "lpc/Passes/Passes.h.inc"
+} // namespace lpc
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::lpc;
+
+namespace {
+
+/// Strips ops that only move elements, so that x and reshape(x) share one
+/// scale and one amax.
+Value rootOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<ReshapeOp, TransposeOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// The parameter whose weight-gradient a GEMM computes: follows the result
+/// through casts, sums, reshapes, unscaling and clipping to an optimizer op.
+StringRef gradientOwner(Value v) {
+  SmallVector<Value> work{v};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value cur = work.pop_back_val();
+    if (!seen.insert(cur).second)
+      continue;
+    for (OpOperand &use : cur.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<AdamWOp, SgdOp>(user))
+        return tracedParamName(user->getOperand(0));
+      if (auto clip = dyn_cast<ClipByGlobalNormOp>(user)) {
+        work.push_back(clip.getClipped()[use.getOperandNumber()]);
+        continue;
+      }
+      if (auto ret = dyn_cast<func::ReturnOp>(user)) {
+        auto fn = ret->getParentOfType<func::FuncOp>();
+        if (auto n = fn.getResultAttrOfType<StringAttr>(
+                use.getOperandNumber(), "lpc.name"))
+          return n.getValue();
+        continue;
+      }
+      if (isa<CastOp, AddOp, ReshapeOp, TransposeOp, UnscaleOp>(user))
+        work.push_back(user->getResult(0));
+    }
+  }
+  return {};
+}
+
+/// Scaling state of one FP8 tensor (a root value in one format).
+struct TensorScale {
+  Value scale;    // used to quantize this step
+  Value scaleInv; // 1 / scale
+};
+
+struct LpcFP8ScalingPass
+    : ::mlir::lpc::impl::LpcFP8ScalingBase<LpcFP8ScalingPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (scaling != "delayed" && scaling != "current") {
+      module.emitError() << "lpc-fp8-scaling: unknown scaling '" << scaling
+                         << "' (expected delayed or current)";
+      return signalPassFailure();
+    }
+    if (amaxComputeAlgo != "max" && amaxComputeAlgo != "most_recent") {
+      module.emitError() << "lpc-fp8-scaling: unknown amax-compute-algo '"
+                         << amaxComputeAlgo << "' (expected max or most_recent)";
+      return signalPassFailure();
+    }
+    if (margin < 0 || interval < 1 || amaxHistoryLen < 1) {
+      module.emitError() << "lpc-fp8-scaling: need margin >= 0, interval >= 1 "
+                            "and amax-history-len >= 1";
+      return signalPassFailure();
+    }
+    for (const std::string &r : fastAccum)
+      if (!symbolizeGemmRole(r)) {
+        module.emitError() << "lpc-fp8-scaling: unknown GEMM role '" << r
+                           << "' in fast-accum (expected fprop, dgrad, wgrad)";
+        return signalPassFailure();
+      }
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (!fn.isExternal() && failed(rewrite(fn)))
+        return signalPassFailure();
+  }
+
+  bool isFastAccum(GemmRole role) {
+    if (fastAccum.empty())
+      return role == GemmRole::fprop;
+    return llvm::is_contained(fastAccum, stringifyGemmRole(role).str());
+  }
+
+  LogicalResult rewrite(func::FuncOp fn);
+};
+
+LogicalResult LpcFP8ScalingPass::rewrite(func::FuncOp fn) {
+  SmallVector<MatmulOp> gemms;
+  fn.walk([&](MatmulOp op) {
+    if (op->hasAttr(LpcDialect::getFP8OperandsAttrName()))
+      gemms.push_back(op);
+  });
+  if (gemms.empty())
+    return success();
+
+  MLIRContext *ctx = fn.getContext();
+  OpBuilder b(ctx);
+  BlockArgument step = findStateArgument(fn, "step");
+  bool delayed = scaling == "delayed" && step;
+  llvm::DenseSet<Value> grads = gradientValues(fn);
+  auto f32Scalar = RankedTensorType::get({}, b.getF32Type());
+  auto historyType = RankedTensorType::get({amaxHistoryLen}, b.getF32Type());
+  AmaxComputeAlgo algo = amaxComputeAlgo == "max" ? AmaxComputeAlgo::max
+                                                  : AmaxComputeAlgo::most_recent;
+
+  // Constants at the top of the function.
+  b.setInsertionPointToStart(&fn.getBody().front());
+  Location fnLoc = fn.getLoc();
+  Value one = ConstantOp::create(
+      b, fnLoc, DenseElementsAttr::get(f32Scalar, b.getF32FloatAttr(1.0f)));
+  Value zeroStep;
+  if (!delayed)
+    zeroStep = ConstantOp::create(
+        b, fnLoc,
+        DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()),
+                               b.getI64IntegerAttr(0)));
+
+  DenseMap<std::pair<Value, unsigned>, TensorScale> scales; // (root, format)
+  DenseMap<std::pair<Value, unsigned>, Value> quantized;    // (value, format)
+  llvm::StringSet<> usedNames;
+  SmallVector<std::pair<Value, DictionaryAttr>> newResults;
+  unsigned anonymous = 0;
+
+  auto stateAttrs = [&](StringRef state, StringRef name, bool init) {
+    SmallVector<NamedAttribute> attrs{
+        b.getNamedAttr("lpc.state", b.getStringAttr(state)),
+        b.getNamedAttr("lpc.name", b.getStringAttr(name))};
+    if (init)
+      attrs.push_back(b.getNamedAttr("lpc.init", b.getF64FloatAttr(1.0)));
+    return b.getDictionaryAttr(attrs);
+  };
+
+  // The name of an FP8 tensor: its parameter, or the weight of the GEMM
+  // that first uses it + ".input" / ".grad_output".
+  auto nameFor = [&](Value root, MatmulOp gemm, unsigned operand) {
+    std::string name;
+    StringRef param = tracedParamName(root);
+    if (!param.empty()) {
+      name = param.str();
+    } else {
+      StringRef weight = tracedParamName(gemm->getOperand(1 - operand));
+      if (weight.empty() && roleOf(gemm) == GemmRole::wgrad)
+        weight = gradientOwner(gemm.getResult());
+      std::string base = weight.empty()
+                             ? "gemm" + std::to_string(anonymous++)
+                             : weight.str();
+      name = base + (grads.contains(root) ? ".grad_output" : ".input");
+    }
+    std::string unique = name;
+    for (int i = 1; usedNames.contains(unique); ++i)
+      unique = name + "#" + std::to_string(i);
+    usedNames.insert(unique);
+    return unique;
+  };
+
+  for (MatmulOp gemm : gemms) {
+    auto formats = gemm->getAttrOfType<ArrayAttr>(
+        LpcDialect::getFP8OperandsAttrName());
+    Value q[2], inv[2];
+    for (unsigned i = 0; i < 2; ++i) {
+      Value x = gemm->getOperand(i);
+      Precision fmt = cast<PrecisionAttr>(formats[i]).getValue();
+      Type fp8 = getElementTypeFor(ctx, fmt);
+      Value root = rootOf(x);
+      auto key = std::make_pair(root, static_cast<unsigned>(fmt));
+      auto it = scales.find(key);
+      if (it == scales.end()) {
+        b.setInsertionPoint(gemm);
+        Location loc = x.getLoc();
+        std::string name = nameFor(root, gemm, i);
+        Value amax = AmaxOp::create(b, loc, root);
+        TensorScale ts;
+        if (delayed) {
+          auto scaleArg = addStateArgument(
+              fn, f32Scalar, stateAttrs("fp8_scale", name, true),
+              NameLoc::get(b.getStringAttr(name + ".fp8_scale"), loc));
+          auto histArg = addStateArgument(
+              fn, historyType, stateAttrs("fp8_amax_history", name, false),
+              NameLoc::get(b.getStringAttr(name + ".amax_history"), loc));
+          if (failed(scaleArg) || failed(histArg))
+            return fn.emitError("lpc-fp8-scaling: cannot add state");
+          auto push = AmaxHistoryPushOp::create(
+              b, loc, *histArg, amax, AmaxComputeAlgoAttr::get(ctx, algo));
+          Value next = FP8ComputeScaleOp::create(
+              b, loc, f32Scalar, push.getScaleAmax(), *scaleArg, step,
+              PrecisionAttr::get(ctx, fmt), b.getI64IntegerAttr(margin),
+              b.getI64IntegerAttr(interval));
+          newResults.push_back({next, stateAttrs("fp8_scale", name, false)});
+          newResults.push_back(
+              {push.getNewHistory(),
+               stateAttrs("fp8_amax_history", name, false)});
+          ts.scale = *scaleArg;
+        } else {
+          ts.scale = FP8ComputeScaleOp::create(
+              b, loc, f32Scalar, amax, one, zeroStep,
+              PrecisionAttr::get(ctx, fmt), b.getI64IntegerAttr(margin),
+              b.getI64IntegerAttr(1));
+        }
+        ts.scaleInv = DivOp::create(b, loc, one, ts.scale);
+        it = scales.insert({key, ts}).first;
+      }
+      auto qkey = std::make_pair(x, static_cast<unsigned>(fmt));
+      Value qv = quantized.lookup(qkey);
+      if (!qv) {
+        b.setInsertionPoint(gemm);
+        auto xt = cast<RankedTensorType>(x.getType());
+        qv = QuantizeOp::create(b, x.getLoc(), xt.clone(fp8), x,
+                                it->second.scale);
+        quantized[qkey] = qv;
+      }
+      q[i] = qv;
+      inv[i] = it->second.scaleInv;
+    }
+    b.setInsertionPoint(gemm);
+    GemmRole role = roleOf(gemm);
+    // The GEMM's output type is its assigned precision (bf16 under the fp8
+    // policy); users that expect the old type get a cast, which folds away
+    // when they wanted the assigned type anyway.
+    RankedTensorType outType = gemm.getType();
+    if (auto assigned = gemm->getAttrOfType<PrecisionAttr>(
+            LpcDialect::getAssignedAttrName()))
+      outType = outType.clone(getElementTypeFor(ctx, assigned.getValue()));
+    auto scaled = ScaledMatmulOp::create(
+        b, gemm.getLoc(), outType, q[0], q[1], inv[0], inv[1],
+        /*bias=*/Value(), gemm.getTransposeA(), gemm.getTransposeB(),
+        isFastAccum(role), b.getF32Type(),
+        GemmRoleAttr::get(ctx, role));
+    if (auto reason = gemm->getAttr(LpcDialect::getReasonAttrName()))
+      scaled->setAttr(LpcDialect::getReasonAttrName(), reason);
+    Value result = scaled.getResult();
+    if (outType != gemm.getType())
+      result = CastOp::create(b, gemm.getLoc(), gemm.getType(), result);
+    gemm.replaceAllUsesWith(result);
+    gemm.erase();
+  }
+  for (auto &[value, attrs] : newResults)
+    if (failed(addStateResult(fn, value, attrs)))
+      return fn.emitError("lpc-fp8-scaling: cannot add state result");
+  return success();
+}
+
+} // namespace
