@@ -20,6 +20,7 @@
 #include "lpc/Dialect/LpcDialect.h"
 #include "lpc/Dialect/LpcOps.h"
 #include "lpc/Passes/Passes.h"
+#include "lpc/Pipelines/Pipelines.h"
 #include "lpc/Reference/Evaluator.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -31,6 +32,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -73,6 +75,11 @@ static llvm::cl::opt<unsigned> trajectory(
     "trajectory",
     llvm::cl::desc("run the train step this many times and print JSON"),
     llvm::cl::init(0));
+static llvm::cl::opt<std::string> extraPipeline(
+    "pipeline",
+    llvm::cl::desc("passes to run after --lpc-autodiff in --trajectory, e.g. "
+                   "lpc-mixed-precision{policy=fp8}"),
+    llvm::cl::init(""));
 static llvm::cl::opt<std::string> autodiffOptions(
     "autodiff", llvm::cl::desc("options for --lpc-autodiff in --trajectory"),
     llvm::cl::init("optimizer=adamw"));
@@ -123,11 +130,13 @@ ref::Bindings randomBindings(func::FuncOp fn, uint64_t s, bool initParams) {
 }
 
 FailureOr<ModuleOp> runAutodiff(ModuleOp module, StringRef fn,
-                                StringRef options) {
+                                StringRef options, StringRef extra = {}) {
   ModuleOp clone = cast<ModuleOp>(module->clone());
   PassManager pm(module.getContext());
   std::string pipeline =
       ("lpc-autodiff{function=" + fn + " " + options + "}").str();
+  if (!extra.empty())
+    pipeline += ("," + extra).str();
   if (failed(parsePassPipeline(pipeline, pm, llvm::errs()))) {
     clone->erase();
     return failure();
@@ -267,7 +276,8 @@ llvm::json::Value toJson(const ref::Tensor &t) {
 }
 
 int runTrajectory(ModuleOp module, func::FuncOp fwd) {
-  auto adj = runAutodiff(module, fwd.getSymName(), autodiffOptions);
+  auto adj =
+      runAutodiff(module, fwd.getSymName(), autodiffOptions, extraPipeline);
   if (failed(adj))
     return 1;
   auto cleanup = llvm::make_scope_exit([&] { (*adj)->erase(); });
@@ -287,11 +297,16 @@ int runTrajectory(ModuleOp module, func::FuncOp fwd) {
     auto nm = stepFn.getArgAttrOfType<StringAttr>(i, "lpc.name");
     auto key = std::make_pair(st.str(), nm ? nm.str() : std::string());
     auto type = cast<RankedTensorType>(stepFn.getArgumentTypes()[i]);
+    // Parameters start from the random bindings; other state from its
+    // lpc.init value (FP8 scales, loss scale) or zero.
+    double init = 0.0;
+    if (auto a = stepFn.getArgAttrOfType<FloatAttr>(i, "lpc.init"))
+      init = a.getValueAsDouble();
     if (key.first == "param")
       state[key] = bindings[key.second];
     else
       state[key] = ref::Tensor::filled(*ref::dtypeOf(type.getElementType()),
-                                       type.getShape(), 0.0);
+                                       type.getShape(), init);
   }
   ref::EvalOptions exact;
   exact.roundF32 = false;
@@ -338,6 +353,9 @@ int runTrajectory(ModuleOp module, func::FuncOp fwd) {
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   mlir::lpc::registerLpcPasses();
+  mlir::lpc::registerLpcPipelines();
+  mlir::registerCanonicalizerPass();
+  mlir::registerCSEPass();
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "lpc-gradcheck: checks --lpc-autodiff gradients against finite "

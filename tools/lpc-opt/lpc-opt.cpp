@@ -9,6 +9,7 @@
 
 #include "lpc/Dialect/LpcDialect.h"
 #include "lpc/Passes/Passes.h"
+#include "lpc/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -33,6 +34,7 @@ int main(int argc, char **argv) {
   registry.insert<lpc::LpcDialect>();
   registerAllPasses();
   lpc::registerLpcPasses();
+  lpc::registerLpcPipelines();
 
   auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
       argc, argv,
