@@ -36,6 +36,77 @@ def LpcModelSummary : Pass<"lpc-model-summary", "::mlir::ModuleOp"> {
   ];
 }
 
+def LpcPrecisionReport : Pass<"lpc-precision-report", "::mlir::ModuleOp"> {
+  let summary = "Reports the precision of every op, GEMM counts, FP8 fallbacks "
+                "and memory against all-FP32";
+  let description = [{
+    For every function with compute ops, prints one row per compute op
+    (always-low / follow / keep-fp32 class) and per GEMM: op, location (as
+    the IR names it: `fc1`, `backward(fc2)` for the backward of fc2), GEMM
+    role, precision class, chosen precision and the rule that chose it
+    (`lpc.reason`). The chosen precision is `lpc.assigned` where
+    lpc-assign-precision set it, `fp8 E4M3xE5M2` for an FP8 GEMM (the
+    `lpc.fp8` formats of a matmul, or the operand types of an
+    `lpc.scaled_matmul`), and the result type otherwise. Other ops (casts,
+    quantization, optimizer and structure ops) are counted on one line.
+
+    Then GEMM counts per role and precision, the GEMMs that lpc-assign-precision
+    kept out of FP8 (reasons starting with `fp8 fallback` or `fp8 policy`),
+    and memory in bytes under the chosen precisions and if everything were
+    FP32: parameters (FP32 masters: the same), gradients (what the backward
+    produced for each optimizer update, seen through lpc.cast, lpc.unscale
+    and clipping), optimizer state (exp_avg, exp_avg_sq, momentum_buffer),
+    FP8 state (fp8_scale, fp8_amax_history) and loss-scaler state (none in
+    an FP32 run), all state arguments (the checkpoint), the largest forward
+    activation (each column the largest tensor under its precisions), and
+    the forward activations read by backward ops (distinct values, seen
+    through casts, before fusion or rematerialization; FP8 copies count as
+    FP8; data inputs and scalars are not activations).
+
+    Works on a bare forward model, after lpc-assign-precision (types still
+    f32: the assigned precision counts) and after the whole pipeline. The IR
+    is left unchanged. With `json=true` the report is a JSON array with one
+    object per function, with the same content.
+
+    ```
+    precision report @mlp_train_step        (examples/mlp.mlir, policy=fp8)
+      op                              location        role   class       precision      reason
+      lpc.matmul                      fc1             fprop  always-low  fp8 E4M3xE4M3  fp8 fprop GEMM (E4M3 x E4M3), bf16 output
+      lpc.bias_add                    fc1             -      follow      bf16           follow: inputs are bf16
+      ...
+      lpc.matmul                      fc3             fprop  always-low  bf16           fp8 fallback to bf16: K = 1024, N = 10 not both multiples of 16
+      ...
+      lpc.matmul                      backward(fc2)   dgrad  always-low  fp8 E5M2xE4M3  fp8 dgrad GEMM (E5M2 x E4M3), bf16 output
+      ...
+      lpc.add                         optimizer       -      follow      i64
+      not listed: 6 lpc.adamw, 3 lpc.constant
+      GEMMs   fp32   bf16   fp16    fp8  total
+      fprop      0      1      0      2      3
+      dgrad      0      1      0      1      2
+      wgrad      0      1      0      2      3
+      total      0      3      0      5      8
+      fp8 fallbacks:
+        fprop lpc.matmul at fc3: fp8 fallback to bf16: K = 1024, N = 10 not both multiples of 16
+        ...
+      memory                                   as chosen               if all fp32
+        parameters                   7454760    7.11 MiB       7454760    7.11 MiB
+        gradients                    3727400    3.55 MiB       7454760    7.11 MiB
+        optimizer state             14909520   14.22 MiB      14909520   14.22 MiB
+        fp8 state                          0         0 B             0         0 B
+        loss-scaler state                  0         0 B             0         0 B
+        checkpoint state            22364288   21.33 MiB      22364288   21.33 MiB
+        largest activation            524288  512.00 KiB       1048576    1.00 MiB  lpc.matmul at fc1 (256x1024xbf16)
+        saved for backward           2102272    2.00 MiB       4204544    4.01 MiB
+    ```
+  }];
+  let options = [
+    Option<"json", "json", "bool", /*default=*/"false",
+           "print JSON instead of a table">,
+    Option<"outputFile", "output", "std::string", /*default=*/"\"-\"",
+           "where to write the report ('-' for stderr)">,
+  ];
+}
+
 def LpcAutodiff : Pass<"lpc-autodiff", "::mlir::ModuleOp"> {
   let summary = "Builds the training step: forward, reverse-mode backward, "
                 "optimizer update";
@@ -160,8 +231,8 @@ def LpcInsertCasts : Pass<"lpc-insert-casts", "::mlir::ModuleOp"> {
   let description = [{
     For every op with `lpc.assigned = P`: its float operands are cast to P
     and its float results get P's element type (losses keep their f32
-    result; the FP8 GEMMs chosen by lpc-assign-precision keep their operands
-    for lpc-fp8-scaling to quantize and get a bf16 result). Every other op
+    result; the FP8 GEMMs chosen by lpc-assign-precision are left unchanged
+    for lpc-fp8-scaling, which quantizes their operands as they are). Every other op
     (optimizer, precision and structure ops, func.return) gets each float
     operand back in the type it had before, so FP32 masters, optimizer state
     and the returned values keep their types.
@@ -181,6 +252,170 @@ def LpcInsertCasts : Pass<"lpc-insert-casts", "::mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::lpc::LpcDialect"];
+}
+
+def LpcFP8Scaling : Pass<"lpc-fp8-scaling", "::mlir::ModuleOp"> {
+  let summary = "Turns the chosen FP8 GEMMs into scaled FP8 GEMMs with "
+                "Transformer Engine's scaling recipes";
+  let description = [{
+    Every lpc.matmul that lpc-assign-precision marked with `lpc.fp8 = [lhs,
+    rhs]` becomes an `lpc.scaled_matmul` of quantized operands:
+
+    ```mlir
+    %y = lpc.matmul %x, %w {lpc.fp8 = [#lpc.precision<fp8_e4m3>,
+                                       #lpc.precision<fp8_e4m3>], ...}
+    // becomes, with delayed scaling, per FP8 tensor (here %x):
+    %a = lpc.amax %x
+    %h1, %sa = lpc.amax_history_push %hist, %a {algo = #lpc.amax_algo<max>}
+    %qx = lpc.quantize %x, %scale : ... to tensor<..xf8E4M3FN>
+    %sx = lpc.div %one, %scale          // scale_inv
+    %s1 = lpc.fp8_compute_scale %sa, %scale, %step {format = ..., margin}
+    %y = lpc.scaled_matmul %qx, %qw scales(%sx, %sw) {fast_accum, role}
+    ```
+
+    Delayed scaling (train steps, which have a `step` state argument):
+    each FP8 tensor gets two state arguments and results,
+    `{lpc.state = "fp8_scale", lpc.name = N, lpc.init = 1.0}` and
+    `{lpc.state = "fp8_amax_history", lpc.name = N}`: the step quantizes with
+    the scale from earlier steps, records its amax, and returns the next
+    scale. N is the parameter's name for weights, `<weight>.input` for the
+    activation of a linear layer and `<weight>.grad_output` for its output
+    gradient; a tensor used by several GEMMs (the weight in fprop and dgrad,
+    the input in fprop and wgrad, the output gradient in dgrad and wgrad)
+    has one state and one amax, and is quantized once per shape.
+    Current scaling (`scaling=current`, and functions without a step, such
+    as the forward model used for evaluation): the scale comes from the
+    amax of the tensor itself, no state.
+
+    Fast accumulation is used for the roles in `fast-accum` (default fprop:
+    dgrad and wgrad accumulate with promotion, as Transformer Engine and
+    torchao do).
+  }];
+  let dependentDialects = ["::mlir::lpc::LpcDialect"];
+  let options = [
+    Option<"scaling", "scaling", "std::string", /*default=*/"\"delayed\"",
+           "delayed | current">,
+    Option<"margin", "margin", "int64_t", /*default=*/"0",
+           "scale = (fp8_max / amax) / 2^margin">,
+    Option<"interval", "interval", "int64_t", /*default=*/"1",
+           "recompute scales every this many steps">,
+    Option<"amaxHistoryLen", "amax-history-len", "int64_t",
+           /*default=*/"1024", "length of each amax history">,
+    Option<"amaxComputeAlgo", "amax-compute-algo", "std::string",
+           /*default=*/"\"max\"", "max | most_recent">,
+    ListOption<"fastAccum", "fast-accum", "std::string",
+               "GEMM roles that use fast accumulation (default: fprop)">,
+  ];
+}
+
+def LpcLossScaling : Pass<"lpc-loss-scaling", "::mlir::ModuleOp"> {
+  let summary = "Loss scaling for FP16 training (PyTorch GradScaler)";
+  let description = [{
+    Applies to every train step built by lpc-autodiff: a function with a
+    backward seed (the `lpc.constant` marked `lpc.grad_seed`) and optimizer
+    ops (`lpc.adamw`, `lpc.sgd`). The loss itself (and its metric) is
+    unchanged: only the seed of the backward pass is multiplied by the
+    scale, so every gradient is scaled. Gradients are unscaled (`lpc.unscale`,
+    f32) right where the step consumes them: the operands of
+    `lpc.clip_by_global_norm` (so the norm and the clipping see true
+    gradients), else the `grad` operand of each optimizer op. Gradients that
+    reach the optimizer through `lpc.cast` (lpc-insert-casts) are unscaled
+    after the cast, in f32.
+
+    `mode=dynamic` (default; torch.cuda.amp.GradScaler):
+
+    ```mlir
+    func.func @mlp_train_step(%w: tensor<4x4xf32> {lpc.state = "param", ...},
+        ..., %step: tensor<i64> {lpc.state = "step"},
+        %x: tensor<8x4xf32> {lpc.input = "x"}) -> (...) {
+      %seed = lpc.constant {lpc.grad_seed} dense<1.0> : tensor<f32>
+      ... backward uses %seed ...
+      %p, %m, %v = lpc.adamw %w, %g, %m0, %v0 step(%t1 : tensor<i64>) lr(%lr)
+      return %p, %m, %v, %t1, %loss
+    }
+    // becomes
+    func.func @mlp_train_step(%w: ..., %step: tensor<i64> {lpc.state = "step"},
+        %S: tensor<f32> {lpc.state = "loss_scale", lpc.init = 65536.0 : f64},
+        %T: tensor<i64> {lpc.state = "loss_scale_growth_tracker"},
+        %x: tensor<8x4xf32> {lpc.input = "x"})
+        -> (..., step, new %S {lpc.state = "loss_scale"},
+            new %T {lpc.state = "loss_scale_growth_tracker"},
+            loss {lpc.metric = "loss"}, %S {lpc.metric = "loss_scale"},
+            skipped {lpc.metric = "skipped"} : tensor<i1>) {
+      %seed = lpc.constant {lpc.grad_seed} dense<1.0> : tensor<f32>
+      %sseed = lpc.loss_scale %seed, %S : tensor<f32>
+      ... backward uses %sseed ...
+      %u = lpc.unscale %g, %S : tensor<4x4xf32>
+      %p, %m, %v = lpc.adamw %w, %u, %m0, %v0 step(%t1 : tensor<i64>) lr(%lr)
+      %ok = lpc.all_finite %u, ... : tensor<4x4xf32>, ...
+      %okb = lpc.broadcast %ok dims = [] : tensor<i1> -> tensor<4x4xi1>
+      %p1 = lpc.where %okb, %p, %w : tensor<4x4xi1>, tensor<4x4xf32>
+      ... (%m, %v likewise) ...
+      %t2 = lpc.where %ok, %t1, %step : tensor<i1>, tensor<i64>
+      %S1, %T1 = lpc.loss_scale_update %S, %T, %ok {backoff_factor = 0.5,
+                   growth_factor = 2.0, growth_interval = 2000} : tensor<i64>
+      %skipped = lpc.where %ok, %false, %true : tensor<i1>, tensor<i1>
+      return %p1, %m1, %v1, %t2, %S1, %T1, %loss, %S, %skipped
+    }
+    ```
+
+    The new state arguments come after the existing ones (before the first
+    `lpc.input`), their results before the metrics. `lpc.all_finite` covers
+    every unscaled gradient. When a gradient is not finite the step is
+    skipped, as GradScaler skips `optimizer.step()`: every optimizer result
+    (parameter, moments, momentum buffer) keeps its old value and the
+    `step` state does not advance (so AdamW's bias correction and the
+    learning-rate schedule count applied updates only). The optimizer ops
+    still read `step + 1`. The scale is then backed off or grown by
+    `lpc.loss_scale_update`. Metrics: `loss_scale` (the scale used by this
+    step) and `skipped` (true when the update was skipped).
+
+    `mode=static`: the seed is multiplied by the constant `static-scale` and
+    the gradients unscaled by it; no state, no finiteness check, no skipping,
+    no extra metrics (an overflow reaches the weights, as with a static
+    scale in Apex or Megatron). `mode=off`: the IR is not changed.
+
+    Functions with a seed but no optimizer op (the `@<name>_grad` functions
+    of `lpc-autodiff optimizer=none`) are left unchanged, as are functions
+    without a seed or optimizer op. Errors (at the op's location): a
+    function with optimizer ops but no seed (loss scaling cannot scale the
+    gradients without it; run lpc-autodiff to build train steps), a
+    function with more than one seed, a seed that also feeds the loss
+    computation or an optimizer operand other than the gradient, and a
+    train step whose body is not a single block ending in `func.return`.
+    The missing and the shared seed are what `-canonicalize` leaves when
+    the train step has another `1.0 : tensor<f32>` constant (a learning
+    rate of 1, FP8 scaling's `1 / scale`): it merges equal constants and
+    ignores `lpc.grad_seed`, so the seed either loses its mark or takes over
+    the other constant's uses. Run lpc-loss-scaling before such a
+    `-canonicalize`.
+
+    Idempotent: a function that already contains `lpc.loss_scale` or
+    `lpc.unscale`, or has a `loss_scale` state argument, has been scaled
+    already and is left unchanged, so running the pass twice never scales
+    twice (whatever the options of the second run).
+  }];
+  let dependentDialects = ["::mlir::lpc::LpcDialect"];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"dynamic\"",
+           "dynamic | static | off">,
+    Option<"initScale", "init-scale", "double", /*default=*/"65536.0",
+           "dynamic: initial scale (lpc.init of the loss_scale state)">,
+    Option<"growthFactor", "growth-factor", "double", /*default=*/"2.0",
+           "dynamic: scale multiplier after growth-interval clean steps "
+           "(> 1)">,
+    Option<"backoffFactor", "backoff-factor", "double", /*default=*/"0.5",
+           "dynamic: scale multiplier after a step with inf/NaN gradients "
+           "(in (0, 1))">,
+    Option<"growthInterval", "growth-interval", "int64_t",
+           /*default=*/"2000",
+           "dynamic: consecutive finite steps before the scale grows (>= 1)">,
+    Option<"staticScale", "static-scale", "double", /*default=*/"1024.0",
+           "static: the constant loss scale (default 2^10: with no skipping "
+           "an overflow corrupts the weights, so the default is well below "
+           "dynamic's initial 2^16; use a power of two, which scales and "
+           "unscales exactly)">,
+  ];
 }
 
 #endif // LPC_PASSES_TD
