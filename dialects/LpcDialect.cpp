@@ -87,15 +87,9 @@ LogicalResult LpcDialect::verifyOperationAttribute(Operation *op,
              << "' must be [lhs, rhs] fp8 precisions on an lpc.matmul";
     return success();
   }
-  if (name == getGradSeedAttrName()) {
-    if (!isa<UnitAttr>(value) || !isa<ConstantOp>(op))
-      return op->emitError() << "'" << name
-                             << "' is a unit attribute of lpc.constant";
-    return success();
-  }
   return op->emitError() << "unknown lpc attribute '" << name
                          << "' (known: lpc.precision, lpc.assigned, "
-                            "lpc.reason, lpc.fp8, lpc.grad_seed)";
+                            "lpc.reason, lpc.fp8)";
 }
 
 PrecisionClass mlir::lpc::getPrecisionClass(Operation *op) {

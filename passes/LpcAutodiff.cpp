@@ -98,13 +98,11 @@ public:
       varied.insert(p);
 
     Location lossLoc = loss.getLoc();
-    Value seed = splat(b, NameLoc::get(b.getStringAttr("loss.grad_seed"),
-                                       lossLoc),
-                       tensorType(loss), 1.0);
-    // Loss scaling finds the seed by this attribute.
-    seed.getDefiningOp()->setAttr(LpcDialect::getGradSeedAttrName(),
-                                  b.getUnitAttr());
-    adjoint[loss] = seed;
+    // A dedicated op, not a constant: folding must never merge it with
+    // other 1.0 constants (loss scaling scales exactly its uses).
+    adjoint[loss] = GradSeedOp::create(
+        b, NameLoc::get(b.getStringAttr("loss.grad_seed"), lossLoc),
+        tensorType(loss));
     for (Operation *op : llvm::reverse(forwardOps)) {
       bool hasAdjoint = llvm::any_of(op->getResults(), [&](Value r) {
         return adjoint.count(r) != 0;

@@ -116,54 +116,13 @@ struct LpcLossScalingPass
   LogicalResult scaleFunction(func::FuncOp fn);
 };
 
-/// The seed must feed the backward pass only. -canonicalize uniques equal
-/// constants and ignores lpc.grad_seed: when the seed absorbed another 1.0
-/// (a learning rate of 1, a constant of the forward model), scaling all of
-/// its uses would scale those too. Such uses are found (optimizer operands
-/// other than the gradient, ops that compute the loss) and reported.
-LogicalResult checkSeedUses(func::FuncOp fn, func::ReturnOp ret,
-                            ConstantOp seed) {
-  llvm::DenseSet<Operation *> lossOps;
-  SmallVector<Value> work;
-  for (unsigned i = 0; i < fn.getNumResults(); ++i)
-    if (auto m = fn.getResultAttrOfType<StringAttr>(i, kMetric);
-        m && m.getValue() == "loss")
-      work.push_back(ret.getOperand(i));
-  while (!work.empty()) {
-    Operation *def = work.pop_back_val().getDefiningOp();
-    if (!def || !lossOps.insert(def).second)
-      continue;
-    llvm::append_range(work, def->getOperands());
-  }
-  for (OpOperand &use : seed->getUses()) {
-    Operation *user = use.getOwner();
-    bool foreign = lossOps.contains(user);
-    if (isa<AdamWOp, SgdOp>(user))
-      foreign = &use != &gradOperand(user);
-    if (!foreign)
-      continue;
-    InFlightDiagnostic d =
-        seed.emitError()
-        << "lpc-loss-scaling: the backward seed of @" << fn.getSymName()
-        << " is also operand #" << use.getOperandNumber() << " of '"
-        << user->getName()
-        << "', outside the backward pass: it was merged with an equal "
-           "constant (-canonicalize does that); run lpc-loss-scaling before "
-           "-canonicalize";
-    d.attachNote(user->getLoc()) << "used here";
-    return d;
-  }
-  return success();
-}
-
 LogicalResult LpcLossScalingPass::scaleFunction(func::FuncOp fn) {
-  SmallVector<ConstantOp> seeds;
+  SmallVector<GradSeedOp> seeds;
   SmallVector<Operation *> optimizers;
   bool scaled = false;
   fn.walk([&](Operation *op) {
-    if (auto c = dyn_cast<ConstantOp>(op);
-        c && c->hasAttr(LpcDialect::getGradSeedAttrName()))
-      seeds.push_back(c);
+    if (auto seed = dyn_cast<GradSeedOp>(op))
+      seeds.push_back(seed);
     else if (isa<AdamWOp, SgdOp>(op))
       optimizers.push_back(op);
     else if (isa<LossScaleOp, UnscaleOp>(op))
@@ -171,18 +130,15 @@ LogicalResult LpcLossScalingPass::scaleFunction(func::FuncOp fn) {
   });
   if (optimizers.empty())
     return success(); // forward model or gradient-only function
-  // Already loss-scaled (the seed may have been merged away since): never
-  // scale twice.
+  // Already loss-scaled: never scale twice.
   if (scaled || findStateArgument(fn, kScaleState))
     return success();
   if (seeds.empty())
     return optimizers.front()->emitError()
            << "lpc-loss-scaling: @" << fn.getSymName()
            << " updates parameters (" << optimizers.front()->getName()
-           << ") but has no backward seed (an lpc.constant marked "
-              "lpc.grad_seed, made by lpc-autodiff): its gradients cannot be "
-              "scaled (-canonicalize drops the mark when it merges the seed "
-              "with an equal constant: run lpc-loss-scaling before it)";
+           << ") but has no backward seed (lpc.grad_seed, made by "
+              "lpc-autodiff): its gradients cannot be scaled";
   if (seeds.size() > 1)
     return seeds[1].emitError()
            << "lpc-loss-scaling: @" << fn.getSymName()
@@ -196,9 +152,7 @@ LogicalResult LpcLossScalingPass::scaleFunction(func::FuncOp fn) {
     return fn.emitError() << "lpc-loss-scaling: the train step @"
                           << fn.getSymName() << " must end in func.return";
 
-  ConstantOp seed = seeds.front();
-  if (failed(checkSeedUses(fn, ret, seed)))
-    return failure();
+  GradSeedOp seed = seeds.front();
 
   MLIRContext *ctx = fn.getContext();
   OpBuilder b(ctx);

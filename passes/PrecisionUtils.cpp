@@ -31,7 +31,7 @@ StringRef mlir::lpc::tracedParamName(Value v) {
 llvm::DenseSet<Value> mlir::lpc::gradientValues(func::FuncOp fn) {
   llvm::DenseSet<Value> grads;
   fn.walk([&](Operation *op) {
-    bool seeded = op->hasAttr(LpcDialect::getGradSeedAttrName()) ||
+    bool seeded = isa<GradSeedOp>(op) ||
                   llvm::any_of(op->getOperands(),
                                [&](Value v) { return grads.contains(v); });
     if (seeded)

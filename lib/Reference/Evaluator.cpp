@@ -273,6 +273,7 @@ private:
   LogicalResult eval(InputOp op);
   LogicalResult eval(ConstantOp op);
   LogicalResult eval(arith::ConstantOp op);
+  LogicalResult eval(GradSeedOp op);
   LogicalResult evalConstant(Operation *op, Attribute value);
   // Compute.
   LogicalResult eval(MatmulOp op);
@@ -426,7 +427,8 @@ FailureOr<std::vector<Tensor>> Evaluator::run(func::FuncOp fn,
 
 LogicalResult Evaluator::evalOp(Operation *op) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case<ParamOp, InputOp, ConstantOp, arith::ConstantOp, MatmulOp, AddOp,
+      .Case<ParamOp, InputOp, ConstantOp, arith::ConstantOp, GradSeedOp,
+            MatmulOp, AddOp,
             SubOp, MulOp, DivOp, BiasAddOp, NegOp, ReluOp, GeluOp, SiluOp,
             TanhOp, SigmoidOp, ExpOp, LogOp, SqrtOp, RsqrtOp, PowOp, ScaleOp,
             LayerNormOp, RmsNormOp, SoftmaxOp, LogSoftmaxOp, ReduceSumOp,
@@ -1140,6 +1142,12 @@ LogicalResult Evaluator::eval(DequantizeOp op) {
   return define(op.getResult(), map(get(op.getInput()), [&](double q) {
                   return q * scaleInv;
                 }));
+}
+
+LogicalResult Evaluator::eval(GradSeedOp op) {
+  Tensor one = zeros({});
+  one.data[0] = 1.0;
+  return define(op.getResult(), std::move(one));
 }
 
 LogicalResult Evaluator::eval(AmaxOp op) {

@@ -23,7 +23,7 @@
 // CHECK-NOT: lpc.input
 // CHECK: lpc.matmul %[[X]], %{{.*}} {role = #lpc.role<fprop>}
 // CHECK: %[[LOSS:.*]] = lpc.softmax_cross_entropy
-// CHECK: %[[SEED:.*]] = lpc.constant {lpc.grad_seed} dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[SEED:.*]] = lpc.grad_seed : tensor<f32>
 // CHECK: %[[DZ:.*]] = lpc.softmax_cross_entropy_grad %[[SEED]]
 // CHECK: %[[DB:.*]] = lpc.reduce_sum %[[DZ]] {axes = array<i64: 0>}
 // The input is data: no dgrad GEMM for it.

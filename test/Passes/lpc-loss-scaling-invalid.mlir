@@ -21,7 +21,6 @@
 // OFF-NOT: lpc.unscale
 // OFF-LABEL: func.func @two_seeds(
 // OFF-LABEL: func.func @two_blocks(
-// OFF-LABEL: func.func @merged_seed(
 // OFF-NOT: lpc.loss_scale
 
 // An optimizer update without a backward seed: the gradient did not come
@@ -32,7 +31,7 @@ func.func @no_seed(%w: tensor<4xf32> {lpc.state = "param", lpc.name = "w"},
     -> (tensor<4xf32> {lpc.state = "param", lpc.name = "w"},
         tensor<4xf32> {lpc.state = "momentum_buffer", lpc.name = "w"}) {
   %lr = lpc.constant dense<0.1> : tensor<f32>
-  // expected-error @+1 {{lpc-loss-scaling: @no_seed updates parameters (lpc.sgd) but has no backward seed (an lpc.constant marked lpc.grad_seed, made by lpc-autodiff): its gradients cannot be scaled (-canonicalize drops the mark when it merges the seed with an equal constant: run lpc-loss-scaling before it)}}
+  // expected-error @+1 {{lpc-loss-scaling: @no_seed updates parameters (lpc.sgd) but has no backward seed (lpc.grad_seed, made by lpc-autodiff): its gradients cannot be scaled}}
   %p, %b = lpc.sgd %w, %g, %m lr(%lr) : tensor<4xf32>
   return %p, %b : tensor<4xf32>, tensor<4xf32>
 }
@@ -44,9 +43,9 @@ func.func @two_seeds(%w: tensor<4xf32> {lpc.state = "param", lpc.name = "w"},
                      %t: tensor<4xf32> {lpc.input = "t"})
     -> (tensor<4xf32> {lpc.state = "param", lpc.name = "w"},
         tensor<4xf32> {lpc.state = "momentum_buffer", lpc.name = "w"}) {
-  %s0 = lpc.constant {lpc.grad_seed} dense<1.0> : tensor<f32>
+  %s0 = lpc.grad_seed : tensor<f32>
   // expected-error @+1 {{lpc-loss-scaling: @two_seeds has more than one backward seed (lpc.grad_seed)}}
-  %s1 = lpc.constant {lpc.grad_seed} dense<1.0> : tensor<f32>
+  %s1 = lpc.grad_seed : tensor<f32>
   %g0 = lpc.mse_loss_grad %s0, %w, %t : tensor<4xf32>
   %g1 = lpc.mse_loss_grad %s1, %w, %t : tensor<4xf32>
   %g = lpc.add %g0, %g1 : tensor<4xf32>
@@ -63,51 +62,11 @@ func.func @two_blocks(%w: tensor<4xf32> {lpc.state = "param", lpc.name = "w"},
                       %t: tensor<4xf32> {lpc.input = "t"})
     -> (tensor<4xf32> {lpc.state = "param", lpc.name = "w"},
         tensor<4xf32> {lpc.state = "momentum_buffer", lpc.name = "w"}) {
-  %s = lpc.constant {lpc.grad_seed} dense<1.0> : tensor<f32>
+  %s = lpc.grad_seed : tensor<f32>
   %g = lpc.mse_loss_grad %s, %w, %t : tensor<4xf32>
   %lr = lpc.constant dense<0.1> : tensor<f32>
   %p, %b = lpc.sgd %w, %g, %m lr(%lr) : tensor<4xf32>
   return %p, %b : tensor<4xf32>, tensor<4xf32>
 ^unreachable:
   return %w, %m : tensor<4xf32>, tensor<4xf32>
-}
-
-// -----
-
-// A learning rate of 1.0 merged with the seed (-canonicalize uniques equal
-// constants and ignores lpc.grad_seed): scaling every use of the seed would
-// scale the learning rate too.
-func.func @merged_seed(%w: tensor<4xf32> {lpc.state = "param", lpc.name = "w"},
-                       %m: tensor<4xf32> {lpc.state = "momentum_buffer", lpc.name = "w"},
-                       %t: tensor<4xf32> {lpc.input = "t"})
-    -> (tensor<4xf32> {lpc.state = "param", lpc.name = "w"},
-        tensor<4xf32> {lpc.state = "momentum_buffer", lpc.name = "w"},
-        tensor<f32> {lpc.metric = "loss"}) {
-  // expected-error @+1 {{lpc-loss-scaling: the backward seed of @merged_seed is also operand #3 of 'lpc.sgd', outside the backward pass: it was merged with an equal constant (-canonicalize does that); run lpc-loss-scaling before -canonicalize}}
-  %one = lpc.constant {lpc.grad_seed} dense<1.0> : tensor<f32>
-  %l = lpc.mse_loss %w, %t : tensor<4xf32>
-  %g = lpc.mse_loss_grad %one, %w, %t : tensor<4xf32>
-  // expected-note @+1 {{used here}}
-  %p, %b = lpc.sgd %w, %g, %m lr(%one) : tensor<4xf32>
-  return %p, %b, %l : tensor<4xf32>, tensor<4xf32>, tensor<f32>
-}
-
-// -----
-
-// The seed merged with a constant of the forward model.
-func.func @merged_forward(%w: tensor<4xf32> {lpc.state = "param", lpc.name = "w"},
-                          %m: tensor<4xf32> {lpc.state = "momentum_buffer", lpc.name = "w"},
-                          %t: tensor<4xf32> {lpc.input = "t"})
-    -> (tensor<4xf32> {lpc.state = "param", lpc.name = "w"},
-        tensor<4xf32> {lpc.state = "momentum_buffer", lpc.name = "w"},
-        tensor<f32> {lpc.metric = "loss"}) {
-  // expected-error @+1 {{is also operand #0 of 'lpc.add', outside the backward pass}}
-  %one = lpc.constant {lpc.grad_seed} dense<1.0> : tensor<f32>
-  %l0 = lpc.mse_loss %w, %t : tensor<4xf32>
-  // expected-note @+1 {{used here}}
-  %l = lpc.add %one, %l0 : tensor<f32>
-  %g = lpc.mse_loss_grad %one, %w, %t : tensor<4xf32>
-  %lr = lpc.constant dense<0.1> : tensor<f32>
-  %p, %b = lpc.sgd %w, %g, %m lr(%lr) : tensor<4xf32>
-  return %p, %b, %l : tensor<4xf32>, tensor<4xf32>, tensor<f32>
 }

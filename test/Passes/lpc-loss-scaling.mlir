@@ -42,7 +42,7 @@
 // DYN-SAME: tensor<i64> {lpc.state = "step"}, tensor<f32> {lpc.state = "loss_scale"}, tensor<i64> {lpc.state = "loss_scale_growth_tracker"}, tensor<f32> {lpc.metric = "loss"}, tensor<f32> {lpc.metric = "loss_scale"}, tensor<i1> {lpc.metric = "skipped"})
 // The loss is not scaled, only the seed of the backward pass.
 // DYN: %[[LOSS:.*]] = lpc.softmax_cross_entropy %{{.*}}, %[[Y]]
-// DYN-NEXT: %[[SEED:.*]] = lpc.constant {lpc.grad_seed} dense<1.000000e+00> : tensor<f32>
+// DYN-NEXT: %[[SEED:.*]] = lpc.grad_seed : tensor<f32>
 // DYN-NEXT: %[[SSEED:.*]] = lpc.loss_scale %[[SEED]], %[[S]] : tensor<f32>
 // DYN-NEXT: lpc.softmax_cross_entropy_grad %[[SSEED]],
 // DYN-NOT: %[[SEED]]
@@ -93,7 +93,7 @@
 // STATIC-SAME: -> (
 // STATIC-NOT: loss_scale
 // STATIC-SAME: tensor<i64> {lpc.state = "step"}, tensor<f32> {lpc.metric = "loss"}) {
-// STATIC: %[[SEED:.*]] = lpc.constant {lpc.grad_seed} dense<1.000000e+00> : tensor<f32>
+// STATIC: %[[SEED:.*]] = lpc.grad_seed : tensor<f32>
 // STATIC-NEXT: %[[S:.*]] = lpc.constant dense<1.024000e+03> : tensor<f32>
 // STATIC-NEXT: %[[SSEED:.*]] = lpc.loss_scale %[[SEED]], %[[S]] : tensor<f32>
 // STATIC-NEXT: lpc.softmax_cross_entropy_grad %[[SSEED]],
@@ -143,7 +143,7 @@ func.func @linear_train_step(%arg0: tensor<4x3xf32> {lpc.name = "w", lpc.state =
   %2 = lpc.broadcast %arg2 dims = [] : tensor<f32> -> tensor<2x3xf32>
   %3 = lpc.mul %1, %2 : tensor<2x3xf32>
   %4 = lpc.softmax_cross_entropy %3, %arg11 : tensor<2x3xf32>, tensor<2xi32>
-  %5 = lpc.constant {lpc.grad_seed} dense<1.000000e+00> : tensor<f32>
+  %5 = lpc.grad_seed : tensor<f32>
   %6 = lpc.softmax_cross_entropy_grad %5, %3, %arg11 : tensor<2x3xf32>, tensor<2xi32>
   %7 = lpc.mul %6, %2 : tensor<2x3xf32>
   %8 = lpc.mul %6, %1 : tensor<2x3xf32>
@@ -176,7 +176,7 @@ func.func @linear_train_step(%arg0: tensor<4x3xf32> {lpc.name = "w", lpc.state =
 // DYN-SAME: %[[TR:arg6]]: tensor<i64> {lpc.state = "loss_scale_growth_tracker"}
 // DYN-SAME: %[[LR:arg7]]: tensor<f32> {lpc.input = "lr"}
 // DYN-SAME: tensor<i64> {lpc.state = "step"}, tensor<f32> {lpc.state = "loss_scale"}, tensor<i64> {lpc.state = "loss_scale_growth_tracker"}, tensor<f32> {lpc.metric = "loss"}, tensor<f32> {lpc.metric = "grad_norm"}, tensor<f32> {lpc.metric = "loss_scale"}, tensor<i1> {lpc.metric = "skipped"})
-// DYN: %[[SEED:.*]] = lpc.constant {lpc.grad_seed}
+// DYN: %[[SEED:.*]] = lpc.grad_seed
 // DYN-NEXT: %[[SSEED:.*]] = lpc.loss_scale %[[SEED]], %[[S]] : tensor<f32>
 // DYN: lpc.softmax_cross_entropy_grad %[[SSEED]],
 // DYN: %[[GB:.*]] = lpc.reduce_sum
@@ -215,7 +215,7 @@ func.func @linear_train_step(%arg0: tensor<4x3xf32> {lpc.name = "w", lpc.state =
 func.func @sgd_clip_train_step(%arg0: tensor<4x3xf32> {lpc.name = "w", lpc.state = "param"}, %arg1: tensor<3xf32> {lpc.name = "b", lpc.state = "param"}, %arg2: tensor<4x3xf32> {lpc.name = "w", lpc.state = "momentum_buffer"}, %arg3: tensor<3xf32> {lpc.name = "b", lpc.state = "momentum_buffer"}, %arg4: tensor<i64> {lpc.state = "step"}, %arg5: tensor<f32> {lpc.input = "lr"}, %arg6: tensor<2x4xf32> {lpc.input = "x"}, %arg7: tensor<2xi32> {lpc.input = "y"})
     -> (tensor<4x3xf32> {lpc.name = "w", lpc.state = "param"}, tensor<3xf32> {lpc.name = "b", lpc.state = "param"}, tensor<4x3xf32> {lpc.name = "w", lpc.state = "momentum_buffer"}, tensor<3xf32> {lpc.name = "b", lpc.state = "momentum_buffer"}, tensor<i64> {lpc.state = "step"}, tensor<f32> {lpc.metric = "loss"}, tensor<f32> {lpc.metric = "grad_norm"}) {
   %0 = lpc.constant dense<1> : tensor<i64>
-  %1 = lpc.constant {lpc.grad_seed} dense<1.000000e+00> : tensor<f32>
+  %1 = lpc.grad_seed : tensor<f32>
   %2 = lpc.cast %arg1 : tensor<3xf32> to tensor<3xf16>
   %3 = lpc.cast %arg0 : tensor<4x3xf32> to tensor<4x3xf16>
   %4 = lpc.cast %arg6 : tensor<2x4xf32> to tensor<2x4xf16>
@@ -264,7 +264,7 @@ func.func @ridge_train_step(%arg0: tensor<8xf32> {lpc.name = "w", lpc.state = "p
     -> (tensor<8xf32> {lpc.name = "w", lpc.state = "param"}, tensor<8xf32> {lpc.name = "w", lpc.state = "momentum_buffer"}, tensor<i64> {lpc.state = "step"}, tensor<f32> {lpc.metric = "loss"}) {
   %0 = lpc.pow %arg0 {exponent = 2.000000e+00 : f64} : tensor<8xf32>
   %1 = lpc.reduce_mean %0 {axes = array<i64: 0>} : tensor<8xf32> -> tensor<f32>
-  %2 = lpc.constant {lpc.grad_seed} dense<1.000000e+00> : tensor<f32>
+  %2 = lpc.grad_seed : tensor<f32>
   %3 = lpc.reshape %2 : tensor<f32> -> tensor<1xf32>
   %4 = lpc.broadcast %3 dims = [0] : tensor<1xf32> -> tensor<8xf32>
   %5 = lpc.scale %4 {factor = 1.250000e-01 : f64} : tensor<8xf32>
@@ -279,7 +279,7 @@ func.func @ridge_train_step(%arg0: tensor<8xf32> {lpc.name = "w", lpc.state = "p
 func.func @ridge_grad(%arg0: tensor<8xf32> {lpc.name = "w", lpc.state = "param"}) -> (tensor<f32> {lpc.metric = "loss"}, tensor<8xf32> {lpc.name = "w", lpc.state = "grad"}) {
   %0 = lpc.pow %arg0 {exponent = 2.000000e+00 : f64} : tensor<8xf32>
   %1 = lpc.reduce_mean %0 {axes = array<i64: 0>} : tensor<8xf32> -> tensor<f32>
-  %2 = lpc.constant {lpc.grad_seed} dense<1.000000e+00> : tensor<f32>
+  %2 = lpc.grad_seed : tensor<f32>
   %3 = lpc.reshape %2 : tensor<f32> -> tensor<1xf32>
   %4 = lpc.broadcast %3 dims = [0] : tensor<1xf32> -> tensor<8xf32>
   %5 = lpc.scale %4 {factor = 1.250000e-01 : f64} : tensor<8xf32>
@@ -342,7 +342,7 @@ func.func @scaled_ridge_train_step(%arg0: tensor<8xf32> {lpc.name = "w", lpc.sta
 // and all checked; 6 x 3 optimizer results and the step selected.
 // MLP-LABEL: func.func @mlp_train_step(
 // MLP-SAME: %[[STEP:arg18]]: tensor<i64> {lpc.state = "step"}, %[[S:arg19]]: tensor<f32> {lpc.init = 6.553600e+04 : f64, lpc.state = "loss_scale"}, %[[TR:arg20]]: tensor<i64> {lpc.state = "loss_scale_growth_tracker"}, %{{.*}}: tensor<256x784xf32> {lpc.input = "image"}
-// MLP: %[[SEED:.*]] = lpc.constant {lpc.grad_seed}
+// MLP: %[[SEED:.*]] = lpc.grad_seed
 // MLP-NEXT: lpc.loss_scale %[[SEED]], %[[S]]
 // MLP: %[[G:.*]] = lpc.cast %{{.*}} : tensor<784x1024xf16> to tensor<784x1024xf32>
 // MLP: %[[U0:.*]] = lpc.unscale %[[G]], %[[S]] : tensor<784x1024xf32>

@@ -39,7 +39,7 @@
 // CHECK-NEXT:  lpc.broadcast      backward(loss)  -      follow     fp32
 // CHECK-NEXT:  lpc.relu_grad      backward(act)   -      follow     bf16
 // CHECK-NEXT:  lpc.scaled_matmul  backward(fc)    wgrad  fixed      fp8 E4M3xE5M2
-// CHECK-NEXT:  not listed: 1 lpc.all_finite, 3 lpc.cast, 1 lpc.clip_by_global_norm, 3 lpc.constant, 1 lpc.loss_scale, 1 lpc.loss_scale_update, 4 lpc.quantize, 1 lpc.sgd, 1 lpc.unscale
+// CHECK-NEXT:  not listed: 1 lpc.all_finite, 3 lpc.cast, 1 lpc.clip_by_global_norm, 2 lpc.constant, 1 lpc.grad_seed, 1 lpc.loss_scale, 1 lpc.loss_scale_update, 4 lpc.quantize, 1 lpc.sgd, 1 lpc.unscale
 // CHECK-NEXT:  GEMMs   fp32   bf16   fp16    fp8  total
 // CHECK-NEXT:  fprop      0      0      0      1      1
 // CHECK-NEXT:  dgrad      0      0      0      0      0
@@ -162,7 +162,7 @@ module {
     %a = lpc.relu %h {lpc.assigned = #lpc.precision<bf16>, lpc.reason = "follow: inputs are bf16"} : tensor<32x16xbf16> loc("act")
     %af = lpc.cast %a : tensor<32x16xbf16> to tensor<32x16xf32> loc("act")
     %l = lpc.reduce_sum %af {axes = array<i64: 0, 1>, lpc.assigned = #lpc.precision<fp32>, lpc.reason = "keep-fp32"} : tensor<32x16xf32> -> tensor<f32> loc("loss")
-    %seed = lpc.constant {lpc.grad_seed} dense<1.0> : tensor<f32> loc("loss")
+    %seed = lpc.grad_seed : tensor<f32> loc("loss")
     %sseed = lpc.loss_scale %seed, %ls : tensor<f32> loc("loss")
     %g = lpc.broadcast %sseed dims = [] : tensor<f32> -> tensor<32x16xf32> loc("backward"("loss"))
     %gb = lpc.cast %g : tensor<32x16xf32> to tensor<32x16xbf16> loc("backward"("loss"))

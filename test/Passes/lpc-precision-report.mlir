@@ -129,7 +129,7 @@
 // BF16-NEXT:  lpc.matmul                      backward(fc1)   wgrad  always-low  bf16       always-low: bf16 with fp32 accumulation
 // The step counter's add has no assigned precision: its type is shown.
 // BF16-NEXT:  lpc.add                         optimizer       -      follow      i64
-// BF16-NEXT:  not listed: 4 lpc.adamw, 3 lpc.constant
+// BF16-NEXT:  not listed: 4 lpc.adamw, 2 lpc.constant, 1 lpc.grad_seed
 // BF16-NEXT:  GEMMs   fp32   bf16   fp16    fp8  total
 // BF16-NEXT:  fprop      0      2      0      0      2
 // BF16-NEXT:  dgrad      0      1      0      0      1
@@ -206,7 +206,7 @@
 
 // CASTS-LABEL: precision report @mlp_train_step
 // CASTS:      lpc.matmul  fc1  fprop  always-low  bf16
-// CASTS:      not listed: 4 lpc.adamw, 10 lpc.cast, 3 lpc.constant
+// CASTS:      not listed: 4 lpc.adamw, 10 lpc.cast, 2 lpc.constant, 1 lpc.grad_seed
 // CASTS:      gradients           4840 {{.*}}  9640
 // CASTS:      largest activation  2048 {{.*}}  4096 {{.*}} lpc.matmul at fc1 (32x32xbf16)
 // CASTS-NEXT: saved for backward  4736 {{.*}}  9472
@@ -330,7 +330,8 @@
 // JSON-NEXT:   ],
 // JSON-NEXT:   "other_ops": {
 // JSON-NEXT:     "lpc.adamw": 4,
-// JSON-NEXT:     "lpc.constant": 3
+// JSON-NEXT:     "lpc.constant": 2,
+// JSON-NEXT:     "lpc.grad_seed": 1
 // JSON-NEXT:   }
 // JSON-NEXT: }
 // JSON-NEXT: ]

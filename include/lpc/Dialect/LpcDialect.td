@@ -49,10 +49,6 @@ def Lpc_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getFP8OperandsAttrName() {
       return ::llvm::StringLiteral("lpc.fp8");
     }
-    /// Marks the constant 1.0 that seeds the backward pass (lpc-autodiff).
-    static constexpr ::llvm::StringLiteral getGradSeedAttrName() {
-      return ::llvm::StringLiteral("lpc.grad_seed");
-    }
   }];
 }
 

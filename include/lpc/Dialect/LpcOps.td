@@ -455,6 +455,23 @@ def Lpc_MseLossOp : Lpc_Op<"mse_loss", [Pure, KeepFP32Precision,
   }];
 }
 
+def Lpc_GradSeedOp : Lpc_Op<"grad_seed", [Pure, FixedPrecision]> {
+  let summary = "the backward pass's seed: d(loss)/d(loss) = 1";
+  let description = [{
+    A scalar 1.0 that starts reverse-mode differentiation (lpc-autodiff).
+    It is an op of its own rather than an `lpc.constant`, so that constant
+    folding never merges it with another 1.0 (a learning rate of 1, say):
+    lpc-loss-scaling scales exactly its uses, and the precision passes find
+    the gradients as the values computed from it.
+
+    ```mlir
+    %seed = lpc.grad_seed : tensor<f32>
+    ```
+  }];
+  let results = (outs Lpc_F32Scalar:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
 //===----------------------------------------------------------------------===//
 // Backward ops (emitted by lpc-autodiff)
 //

@@ -312,7 +312,7 @@ def LpcLossScaling : Pass<"lpc-loss-scaling", "::mlir::ModuleOp"> {
   let summary = "Loss scaling for FP16 training (PyTorch GradScaler)";
   let description = [{
     Applies to every train step built by lpc-autodiff: a function with a
-    backward seed (the `lpc.constant` marked `lpc.grad_seed`) and optimizer
+    backward seed (`lpc.grad_seed`) and optimizer
     ops (`lpc.adamw`, `lpc.sgd`). The loss itself (and its metric) is
     unchanged: only the seed of the backward pass is multiplied by the
     scale, so every gradient is scaled. Gradients are unscaled (`lpc.unscale`,
@@ -328,7 +328,7 @@ def LpcLossScaling : Pass<"lpc-loss-scaling", "::mlir::ModuleOp"> {
     func.func @mlp_train_step(%w: tensor<4x4xf32> {lpc.state = "param", ...},
         ..., %step: tensor<i64> {lpc.state = "step"},
         %x: tensor<8x4xf32> {lpc.input = "x"}) -> (...) {
-      %seed = lpc.constant {lpc.grad_seed} dense<1.0> : tensor<f32>
+      %seed = lpc.grad_seed : tensor<f32>
       ... backward uses %seed ...
       %p, %m, %v = lpc.adamw %w, %g, %m0, %v0 step(%t1 : tensor<i64>) lr(%lr)
       return %p, %m, %v, %t1, %loss
@@ -342,7 +342,7 @@ def LpcLossScaling : Pass<"lpc-loss-scaling", "::mlir::ModuleOp"> {
             new %T {lpc.state = "loss_scale_growth_tracker"},
             loss {lpc.metric = "loss"}, %S {lpc.metric = "loss_scale"},
             skipped {lpc.metric = "skipped"} : tensor<i1>) {
-      %seed = lpc.constant {lpc.grad_seed} dense<1.0> : tensor<f32>
+      %seed = lpc.grad_seed : tensor<f32>
       %sseed = lpc.loss_scale %seed, %S : tensor<f32>
       ... backward uses %sseed ...
       %u = lpc.unscale %g, %S : tensor<4x4xf32>
@@ -380,15 +380,10 @@ def LpcLossScaling : Pass<"lpc-loss-scaling", "::mlir::ModuleOp"> {
     without a seed or optimizer op. Errors (at the op's location): a
     function with optimizer ops but no seed (loss scaling cannot scale the
     gradients without it; run lpc-autodiff to build train steps), a
-    function with more than one seed, a seed that also feeds the loss
-    computation or an optimizer operand other than the gradient, and a
-    train step whose body is not a single block ending in `func.return`.
-    The missing and the shared seed are what `-canonicalize` leaves when
-    the train step has another `1.0 : tensor<f32>` constant (a learning
-    rate of 1, FP8 scaling's `1 / scale`): it merges equal constants and
-    ignores `lpc.grad_seed`, so the seed either loses its mark or takes over
-    the other constant's uses. Run lpc-loss-scaling before such a
-    `-canonicalize`.
+    function with more than one seed, and a train step whose body is not a
+    single block ending in `func.return`. The seed is its own op
+    (`lpc.grad_seed`), so `-canonicalize` never merges it with another 1.0
+    and the pass can run anywhere after lpc-autodiff.
 
     Idempotent: a function that already contains `lpc.loss_scale` or
     `lpc.unscale`, or has a `loss_scale` state argument, has been scaled

@@ -15,8 +15,8 @@ namespace lpc {
 /// {lpc.state = "param"}. Returns its name, or an empty string.
 StringRef tracedParamName(Value v);
 
-/// Values computed from the backward pass's seed (the constant marked
-/// lpc.grad_seed), i.e. gradients, in `fn`.
+/// Values computed from the backward pass's seed (lpc.grad_seed), i.e.
+/// gradients, in `fn`.
 llvm::DenseSet<Value> gradientValues(func::FuncOp fn);
 
 /// The GEMM role of a matmul-like op (fprop when it has none).
