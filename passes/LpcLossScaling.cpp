@@ -114,7 +114,53 @@ struct LpcLossScalingPass
   }
 
   LogicalResult scaleFunction(func::FuncOp fn);
+  LogicalResult scaleGradientFunction(func::FuncOp fn,
+                                      ArrayRef<GradSeedOp> seeds, bool scaled);
 };
+
+/// A gradient function (lpc-autodiff optimizer=none) returns gradients
+/// {lpc.state = "grad"} instead of updating parameters. It has no state to
+/// keep a dynamic scale in, so it is scaled by a constant (init-scale in
+/// dynamic mode, static-scale in static mode) and its returned gradients are
+/// unscaled: the low-precision backward sees the same values as the first
+/// step of a train step. Forward models (no seed) are left alone.
+LogicalResult
+LpcLossScalingPass::scaleGradientFunction(func::FuncOp fn,
+                                          ArrayRef<GradSeedOp> seeds,
+                                          bool scaled) {
+  if (seeds.empty() || scaled)
+    return success();
+  if (seeds.size() > 1)
+    return seeds[1]->emitError()
+           << "lpc-loss-scaling: @" << fn.getSymName()
+           << " has more than one backward seed (lpc.grad_seed)";
+  auto ret = dyn_cast<func::ReturnOp>(fn.getBody().back().getTerminator());
+  if (!ret)
+    return success();
+  SmallVector<unsigned> gradResults;
+  for (unsigned i = 0; i < fn.getNumResults(); ++i)
+    if (auto st = fn.getResultAttrOfType<StringAttr>(i, kState);
+        st && st.getValue() == "grad")
+      gradResults.push_back(i);
+  if (gradResults.empty())
+    return success();
+  GradSeedOp seed = seeds.front();
+  OpBuilder b(seed.getContext());
+  b.setInsertionPointAfter(seed);
+  auto f32Scalar = RankedTensorType::get({}, b.getF32Type());
+  double value = parsedMode == Mode::dynamic ? initScale : staticScale;
+  Value scale = ConstantOp::create(
+      b, NameLoc::get(b.getStringAttr("loss_scale"), seed.getLoc()),
+      DenseElementsAttr::get(f32Scalar, b.getF32FloatAttr(value)));
+  auto scaledSeed = LossScaleOp::create(b, seed.getLoc(), seed, scale);
+  seed.getResult().replaceAllUsesExcept(scaledSeed, scaledSeed);
+  b.setInsertionPoint(ret);
+  for (unsigned i : gradResults) {
+    Value g = ret.getOperand(i);
+    ret.setOperand(i, UnscaleOp::create(b, g.getLoc(), g, scale));
+  }
+  return success();
+}
 
 LogicalResult LpcLossScalingPass::scaleFunction(func::FuncOp fn) {
   SmallVector<GradSeedOp> seeds;
@@ -129,7 +175,7 @@ LogicalResult LpcLossScalingPass::scaleFunction(func::FuncOp fn) {
       scaled = true;
   });
   if (optimizers.empty())
-    return success(); // forward model or gradient-only function
+    return scaleGradientFunction(fn, seeds, scaled);
   // Already loss-scaled: never scale twice.
   if (scaled || findStateArgument(fn, kScaleState))
     return success();

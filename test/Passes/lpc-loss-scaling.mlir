@@ -238,8 +238,9 @@ func.func @sgd_clip_train_step(%arg0: tensor<4x3xf32> {lpc.name = "w", lpc.state
 // -----
 
 // A train step without data inputs (the state goes last), and a
-// gradient-only function (lpc-autodiff optimizer=none): it has a seed but
-// no optimizer, and is left unchanged.
+// gradient-only function (lpc-autodiff optimizer=none): it has no state, so
+// its seed is scaled by a constant (init-scale, or static-scale) and its
+// returned gradients are unscaled.
 
 // DYN-LABEL: func.func @ridge_train_step(
 // DYN-SAME: %arg2: tensor<i64> {lpc.state = "step"}, %arg3: tensor<f32> {lpc.init = 6.553600e+04 : f64, lpc.state = "loss_scale"}, %arg4: tensor<i64> {lpc.state = "loss_scale_growth_tracker"})
@@ -251,13 +252,17 @@ func.func @sgd_clip_train_step(%arg0: tensor<4x3xf32> {lpc.name = "w", lpc.state
 
 // DYN-LABEL: func.func @ridge_grad(
 // DYN-SAME: %arg0: tensor<8xf32> {lpc.name = "w", lpc.state = "param"}) -> (tensor<f32> {lpc.metric = "loss"}, tensor<8xf32> {lpc.name = "w", lpc.state = "grad"}) {
-// DYN-NOT: lpc.loss_scale
-// DYN-NOT: lpc.unscale
-// DYN: return
+// DYN: %[[SEED:.*]] = lpc.grad_seed : tensor<f32>
+// DYN-NEXT: %[[S:.*]] = lpc.constant dense<6.553600e+04> : tensor<f32>
+// DYN-NEXT: %[[SS:.*]] = lpc.loss_scale %[[SEED]], %[[S]] : tensor<f32>
+// DYN-NEXT: lpc.reshape %[[SS]]
+// DYN: %[[G:.*]] = lpc.unscale %{{.*}}, %[[S]] : tensor<8xf32>
+// DYN-NEXT: return %{{.*}}, %[[G]]
+// DYN-NOT: lpc.loss_scale_update
 
 // STATIC-LABEL: func.func @ridge_grad(
-// STATIC-NOT: lpc.loss_scale
-// STATIC-NOT: lpc.unscale
+// STATIC: lpc.constant dense<1.024000e+03> : tensor<f32>
+// STATIC: lpc.unscale
 // STATIC: return
 
 func.func @ridge_train_step(%arg0: tensor<8xf32> {lpc.name = "w", lpc.state = "param"}, %arg1: tensor<8xf32> {lpc.name = "w", lpc.state = "momentum_buffer"}, %arg2: tensor<i64> {lpc.state = "step"})

@@ -375,9 +375,11 @@ def LpcLossScaling : Pass<"lpc-loss-scaling", "::mlir::ModuleOp"> {
     no extra metrics (an overflow reaches the weights, as with a static
     scale in Apex or Megatron). `mode=off`: the IR is not changed.
 
-    Functions with a seed but no optimizer op (the `@<name>_grad` functions
-    of `lpc-autodiff optimizer=none`) are left unchanged, as are functions
-    without a seed or optimizer op. Errors (at the op's location): a
+    Gradient functions (`@<name>_grad` of `lpc-autodiff optimizer=none`,
+    which return {lpc.state = "grad"} results) have no state: their seed is
+    scaled by a constant (init-scale, or static-scale in static mode) and
+    the returned gradients are unscaled. Forward models are left alone.
+    Errors (at the op's location): a
     function with optimizer ops but no seed (loss scaling cannot scale the
     gradients without it; run lpc-autodiff to build train steps), a
     function with more than one seed, and a train step whose body is not a
