@@ -27,12 +27,19 @@ using namespace mlir::lpc;
 
 namespace {
 
-/// Strips ops that only move elements, so that x and reshape(x) share one
-/// scale and one amax.
+/// Strips ops that keep the set of values (moves, and casts to f32 of
+/// bf16/f16 values, which are exact), so that x, reshape(x) and the f32 copy
+/// of a bf16 x share one scale and one amax.
 Value rootOf(Value v) {
   while (Operation *def = v.getDefiningOp()) {
-    if (!isa<ReshapeOp, TransposeOp>(def))
+    if (auto cast = dyn_cast<CastOp>(def)) {
+      Type from = cast.getInput().getType().getElementType();
+      if (!cast.getType().getElementType().isF32() ||
+          !(from.isBF16() || from.isF16()))
+        break;
+    } else if (!isa<ReshapeOp, TransposeOp>(def)) {
       break;
+    }
     v = def->getOperand(0);
   }
   return v;
