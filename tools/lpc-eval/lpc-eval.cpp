@@ -190,45 +190,6 @@ static int runConvert() {
 // Binding parameters and inputs
 //===----------------------------------------------------------------------===//
 
-/// For an integer value used (possibly through data movement) as class
-/// labels or embedding ids: the number of classes or rows.
-static std::optional<int64_t> indexBound(Value value) {
-  std::optional<int64_t> bound;
-  auto tighten = [&](int64_t b) { bound = bound ? std::min(*bound, b) : b; };
-  llvm::SmallVector<Value> work{value};
-  llvm::DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
-    for (Operation *user : v.getUsers()) {
-      auto lastDim = [](Value t) {
-        return cast<RankedTensorType>(t.getType()).getShape().back();
-      };
-      auto firstDim = [](Value t) {
-        return cast<RankedTensorType>(t.getType()).getShape().front();
-      };
-      if (auto op = dyn_cast<SoftmaxCrossEntropyOp>(user);
-          op && op.getLabels() == v)
-        tighten(lastDim(op.getLogits()));
-      else if (auto op = dyn_cast<SoftmaxCrossEntropyGradOp>(user);
-               op && op.getLabels() == v)
-        tighten(lastDim(op.getLogits()));
-      else if (auto op = dyn_cast<EmbeddingOp>(user);
-               op && op.getIndices() == v)
-        tighten(firstDim(op.getTable()));
-      else if (auto op = dyn_cast<EmbeddingGradOp>(user);
-               op && op.getIndices() == v)
-        tighten(firstDim(op.getResult()));
-      else if (isa<ReshapeOp, TransposeOp, SliceOp, BroadcastOp, ConcatOp,
-                   WhereOp>(user))
-        for (Value r : user->getResults())
-          work.push_back(r);
-    }
-  }
-  return bound;
-}
-
 static FailureOr<Tensor> randomFor(Operation *where, Value v,
                                    uint64_t valueSeed) {
   auto type = cast<RankedTensorType>(v.getType());
@@ -237,7 +198,7 @@ static FailureOr<Tensor> randomFor(Operation *where, Value v,
     return where->emitError() << "lpc-eval: cannot make random data of type "
                               << type;
   return randomTensor(*dtype, type.getShape(), valueSeed, 1.0,
-                      indexBound(v).value_or(10));
+                      integerInputBound(v).value_or(10));
 }
 
 //===----------------------------------------------------------------------===//

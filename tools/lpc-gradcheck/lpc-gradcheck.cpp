@@ -86,22 +86,11 @@ static llvm::cl::opt<std::string> autodiffOptions(
 
 namespace {
 
-/// Upper bound of integer data feeding `v`'s users: the class count of a
-/// cross-entropy, the vocabulary of an embedding, else 10.
-int64_t intRange(Value v) {
-  for (Operation *user : v.getUsers()) {
-    if (auto ce = dyn_cast<SoftmaxCrossEntropyOp>(user))
-      return ce.getLogits().getType().getShape().back();
-    if (auto emb = dyn_cast<EmbeddingOp>(user))
-      return emb.getTable().getType().getDimSize(0);
-  }
-  return 10;
-}
-
 ref::Tensor randomFor(Value v, uint64_t s, double stddev) {
   auto t = cast<RankedTensorType>(v.getType());
   ref::DType dt = *ref::dtypeOf(t.getElementType());
-  return ref::randomTensor(dt, t.getShape(), s, stddev, intRange(v));
+  return ref::randomTensor(dt, t.getShape(), s, stddev,
+                          ref::integerInputBound(v).value_or(10));
 }
 
 /// Random values for every lpc.param and lpc.input of `fn`.

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lpc/Conversion/Passes.h"
 #include "lpc/Dialect/LpcDialect.h"
 #include "lpc/Passes/Passes.h"
 #include "lpc/Pipelines/Pipelines.h"
@@ -35,6 +36,7 @@ int main(int argc, char **argv) {
   registerAllPasses();
   lpc::registerLpcPasses();
   lpc::registerLpcPipelines();
+  lpc::registerLpcConversionPasses();
 
   auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
       argc, argv,

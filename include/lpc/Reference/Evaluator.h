@@ -169,6 +169,11 @@ Tensor initializeTensor(const InitSpec &spec, llvm::StringRef name,
 Tensor randomTensor(DType, llvm::ArrayRef<int64_t> shape, uint64_t seed,
                     double stddev = 1.0, int64_t maxInt = 10);
 
+/// For an integer value used (possibly through data movement) as class
+/// labels or embedding ids: the number of classes or rows, so that random
+/// test data stays in range.
+std::optional<int64_t> integerInputBound(mlir::Value value);
+
 /// splitmix64 of `seed` combined with the 64-bit FNV-1a hash of `name`.
 uint64_t hashName(uint64_t seed, llvm::StringRef name);
 

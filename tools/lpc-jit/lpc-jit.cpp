@@ -1,0 +1,356 @@
+//===- lpc-jit.cpp - compile a train step for the host and check it -------===//
+//
+// The CPU back end's test bench: builds the train step of a model
+// (--lpc-autodiff plus an optional precision pipeline), compiles it with the
+// CPU codegen pipeline into native code (MLIR ExecutionEngine, in process),
+// runs a few steps on the model's initial parameters and random data, and
+// compares every result of every step with the reference evaluator.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lpc/Conversion/Passes.h"
+#include "lpc/Dialect/LpcDialect.h"
+#include "lpc/Dialect/LpcOps.h"
+#include "lpc/Passes/Passes.h"
+#include "lpc/Pipelines/Pipelines.h"
+#include "lpc/Reference/Evaluator.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::lpc;
+namespace ref = mlir::lpc::ref;
+
+static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
+                                            llvm::cl::desc("<model.mlir>"),
+                                            llvm::cl::Required);
+static llvm::cl::opt<std::string> autodiffOptions(
+    "autodiff", llvm::cl::desc("options of --lpc-autodiff"),
+    llvm::cl::init("optimizer=adamw"));
+static llvm::cl::opt<std::string> extraPipeline(
+    "pipeline",
+    llvm::cl::desc("passes after --lpc-autodiff, e.g. "
+                   "lpc-mixed-precision{policy=bf16}"),
+    llvm::cl::init(""));
+static llvm::cl::opt<unsigned> steps("steps",
+                                     llvm::cl::desc("train steps to run"),
+                                     llvm::cl::init(2));
+static llvm::cl::opt<uint64_t> seed("seed", llvm::cl::desc("random seed"),
+                                    llvm::cl::init(0));
+static llvm::cl::opt<bool> check(
+    "check", llvm::cl::desc("compare every step with the reference evaluator"),
+    llvm::cl::init(true));
+static llvm::cl::opt<double> f32Tol(
+    "f32-tol",
+    llvm::cl::desc("max |jit - ref| / max|ref| for f32 results"),
+    llvm::cl::init(1e-4));
+static llvm::cl::opt<double> lowTol(
+    "low-tol", llvm::cl::desc("the same for bf16 / f16 / fp8 results"),
+    llvm::cl::init(3e-2));
+static llvm::cl::opt<bool> printLLVM(
+    "print-llvm-dialect", llvm::cl::desc("print the module before the JIT"),
+    llvm::cl::init(false));
+
+namespace {
+
+int fail(const llvm::Twine &msg) {
+  llvm::errs() << "lpc-jit: " << msg << "\n";
+  return 1;
+}
+
+unsigned elementBytes(ref::DType t) {
+  return t == ref::DType::i1 ? 1 : (ref::bitWidth(t) + 7) / 8;
+}
+
+/// A host buffer with the memref descriptor the compiled code reads:
+/// {allocated, aligned, offset, sizes[rank], strides[rank]}, all 8 bytes.
+struct Buffer {
+  ref::DType dtype;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+  std::vector<int64_t> desc;
+  void *descPtr = nullptr;
+
+  void fill(const ref::Tensor &t) {
+    dtype = t.dtype;
+    shape = t.shape;
+    unsigned eb = elementBytes(dtype);
+    bytes.assign(t.numElements() * eb + 64, 0);
+    for (int64_t i = 0; i < t.numElements(); ++i) {
+      uint64_t bits = ref::toBits(t.data[i], dtype);
+      std::memcpy(bytes.data() + i * eb, &bits, eb);
+    }
+    makeDescriptor();
+  }
+  void allocate(ref::DType dt, ArrayRef<int64_t> s) {
+    dtype = dt;
+    shape.assign(s.begin(), s.end());
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    bytes.assign(n * elementBytes(dt) + 64, 0);
+    makeDescriptor();
+  }
+  void makeDescriptor() {
+    int64_t rank = shape.size();
+    desc.assign(3 + 2 * rank, 0);
+    auto ptr = reinterpret_cast<int64_t>(bytes.data());
+    desc[0] = desc[1] = ptr;
+    int64_t stride = 1;
+    for (int64_t i = rank - 1; i >= 0; --i) {
+      desc[3 + i] = shape[i];
+      desc[3 + rank + i] = stride;
+      stride *= shape[i];
+    }
+    descPtr = desc.data();
+  }
+  ref::Tensor tensor() const {
+    ref::Tensor t;
+    t.dtype = dtype;
+    t.shape = shape;
+    unsigned eb = elementBytes(dtype);
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    t.data.resize(n);
+    for (int64_t i = 0; i < n; ++i) {
+      uint64_t bits = 0;
+      std::memcpy(&bits, bytes.data() + i * eb, eb);
+      t.data[i] = ref::fromBits(bits, dtype);
+    }
+    return t;
+  }
+};
+
+using StateKey = std::pair<std::string, std::string>;
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  registerAllPasses();
+  lpc::registerLpcPasses();
+  lpc::registerLpcConversionPasses();
+  lpc::registerLpcPipelines();
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv,
+      "lpc-jit: compile a model's train step for the host (MLIR "
+      "ExecutionEngine) and check it against the reference evaluator\n");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registry.insert<LpcDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+
+  llvm::SourceMgr sm;
+  SourceMgrDiagnosticHandler handler(sm, &ctx);
+  std::string err;
+  auto buffer = openInputFile(inputFile, &err);
+  if (!buffer)
+    return fail(err);
+  sm.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sm, &ctx);
+  if (!module)
+    return 1;
+
+  func::FuncOp fwd;
+  for (auto fn : module->getOps<func::FuncOp>())
+    if (!fn.getOps<ParamOp>().empty()) {
+      fwd = fn;
+      break;
+    }
+  if (!fwd)
+    return fail(inputFile + ": no model (a function with lpc.param ops)");
+  std::string fwdName = fwd.getSymName().str();
+  ref::Bindings init;
+  for (ParamOp p : fwd.getOps<ParamOp>())
+    init[p.getName().str()] = ref::initializeParam(p, seed);
+  uint64_t k = 0;
+  for (InputOp in : fwd.getOps<InputOp>()) {
+    auto t = in.getType();
+    init[in.getName().str()] = ref::randomTensor(
+        *ref::dtypeOf(t.getElementType()), t.getShape(), seed + 1000 + k++,
+        1.0, ref::integerInputBound(in.getResult()).value_or(10));
+  }
+
+  {
+    PassManager pm(&ctx);
+    std::string pipeline = "lpc-autodiff{" + autodiffOptions + "}";
+    if (!extraPipeline.empty())
+      pipeline += "," + extraPipeline;
+    if (failed(parsePassPipeline(pipeline, pm, llvm::errs())) ||
+        failed(pm.run(*module)))
+      return 1;
+  }
+  std::string stepName = fwdName + "_train_step";
+  auto step = module->lookupSymbol<func::FuncOp>(stepName);
+  if (!step)
+    return fail("no train step @" + stepName);
+
+  // Initial state and inputs, by argument attributes.
+  std::map<StateKey, ref::Tensor> state;
+  std::vector<ref::Tensor> args;
+  for (unsigned i = 0; i < step.getNumArguments(); ++i) {
+    auto type = cast<RankedTensorType>(step.getArgumentTypes()[i]);
+    ref::DType dt = *ref::dtypeOf(type.getElementType());
+    if (auto in = step.getArgAttrOfType<StringAttr>(i, "lpc.input")) {
+      if (!init.count(in.str()))
+        return fail("no data for input '" + in.getValue() + "'");
+      args.push_back(init[in.str()]);
+      continue;
+    }
+    auto st = step.getArgAttrOfType<StringAttr>(i, "lpc.state");
+    auto nm = step.getArgAttrOfType<StringAttr>(i, "lpc.name");
+    StateKey key{st ? st.str() : "", nm ? nm.str() : ""};
+    double v = 0.0;
+    if (auto a = step.getArgAttrOfType<FloatAttr>(i, "lpc.init"))
+      v = a.getValueAsDouble();
+    state[key] = key.first == "param" ? init[key.second]
+                                      : ref::Tensor::filled(dt, type.getShape(), v);
+    args.push_back(state[key]);
+  }
+
+  // Compile: only the train step, with a C interface.
+  OwningOpRef<ModuleOp> codegen = cast<ModuleOp>((*module)->clone());
+  for (auto fn : llvm::make_early_inc_range(codegen->getOps<func::FuncOp>()))
+    if (fn.getSymName() != stepName)
+      fn.erase();
+  {
+    auto fn = codegen->lookupSymbol<func::FuncOp>(stepName);
+    fn->setAttr("llvm.emit_c_interface", UnitAttr::get(&ctx));
+    // The lpc.* attributes are for the runtime, not for LLVM.
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      fn.setArgAttrs(i, DictionaryAttr::get(&ctx));
+    for (unsigned i = 0; i < fn.getNumResults(); ++i)
+      fn.setResultAttrs(i, DictionaryAttr::get(&ctx));
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  {
+    PassManager pm(&ctx);
+    buildCPUCodegenPipeline(pm);
+    if (failed(pm.run(*codegen)))
+      return fail("CPU codegen failed");
+  }
+  if (printLLVM)
+    codegen->print(llvm::outs());
+  ExecutionEngineOptions opts;
+  opts.transformer = makeOptimizingTransformer(3, 0, nullptr);
+  auto engine = ExecutionEngine::create(*codegen, opts);
+  if (!engine)
+    return fail("JIT: " + llvm::toString(engine.takeError()));
+  auto t1 = std::chrono::steady_clock::now();
+  llvm::outs() << llvm::formatv(
+      "compiled @{0} in {1:f2} s\n", stepName,
+      std::chrono::duration<double>(t1 - t0).count());
+
+  unsigned nArgs = step.getNumArguments(), nRes = step.getNumResults();
+  std::vector<Buffer> in(nArgs), out(nRes);
+  bool ok = true;
+  for (unsigned s = 0; s < steps; ++s) {
+    for (unsigned i = 0; i < nArgs; ++i)
+      in[i].fill(args[i]);
+    for (unsigned r = 0; r < nRes; ++r) {
+      auto type = cast<RankedTensorType>(step.getResultTypes()[r]);
+      out[r].allocate(*ref::dtypeOf(type.getElementType()), type.getShape());
+    }
+    SmallVector<void *> ptrs;
+    for (Buffer &b : in)
+      ptrs.push_back(&b.descPtr);
+    for (Buffer &b : out)
+      ptrs.push_back(&b.descPtr);
+    auto r0 = std::chrono::steady_clock::now();
+    if (llvm::Error e =
+            (*engine)->invokePacked("_mlir_ciface_" + stepName, ptrs))
+      return fail("run: " + llvm::toString(std::move(e)));
+    double secs = std::chrono::duration<double>(
+                      std::chrono::steady_clock::now() - r0)
+                      .count();
+    std::vector<ref::Tensor> results;
+    for (Buffer &b : out)
+      results.push_back(b.tensor());
+    double loss = 0;
+    for (unsigned r = 0; r < nRes; ++r)
+      if (auto m = step.getResultAttrOfType<StringAttr>(r, "lpc.metric");
+          m && m.getValue() == "loss")
+        loss = results[r].data[0];
+    llvm::outs() << llvm::formatv("step {0}: loss {1:f6}, {2:f3} s\n", s, loss,
+                                  secs);
+    if (check) {
+      ref::EvalOptions eo;
+      eo.step = s;
+      auto expect = ref::evaluate(step, args, {}, eo);
+      if (failed(expect))
+        return 1;
+      for (unsigned r = 0; r < nRes; ++r) {
+        const ref::Tensor &a = results[r], &e = (*expect)[r];
+        double maxRef = 0, maxErr = 0;
+        for (size_t i = 0; i < e.data.size(); ++i) {
+          maxRef = std::max(maxRef, std::fabs(e.data[i]));
+          maxErr = std::max(maxErr, std::fabs(a.data[i] - e.data[i]));
+        }
+        double rel = maxRef > 0 ? maxErr / maxRef : maxErr;
+        double tol = a.dtype == ref::DType::f32 ? f32Tol : lowTol;
+        if (!ref::isFloat(a.dtype))
+          tol = 0;
+        if (!(rel <= tol)) {
+          ok = false;
+          std::string what;
+          if (auto st = step.getResultAttrOfType<StringAttr>(r, "lpc.state"))
+            what = st.str();
+          if (auto nm = step.getResultAttrOfType<StringAttr>(r, "lpc.name"))
+            what += " " + nm.str();
+          if (auto m = step.getResultAttrOfType<StringAttr>(r, "lpc.metric"))
+            what = "metric " + m.str();
+          llvm::outs() << llvm::formatv(
+              "  MISMATCH result #{0} ({1}): max |jit - ref| / max|ref| = "
+              "{2:e2} > {3:e1}\n",
+              r, what, rel, tol);
+        }
+      }
+    }
+    // Thread the state: result (state, name) replaces the argument.
+    for (unsigned r = 0; r < nRes; ++r) {
+      auto st = step.getResultAttrOfType<StringAttr>(r, "lpc.state");
+      if (!st)
+        continue;
+      auto nm = step.getResultAttrOfType<StringAttr>(r, "lpc.name");
+      for (unsigned i = 0; i < nArgs; ++i) {
+        auto ast = step.getArgAttrOfType<StringAttr>(i, "lpc.state");
+        auto anm = step.getArgAttrOfType<StringAttr>(i, "lpc.name");
+        if (ast && ast == st && anm == nm)
+          args[i] = results[r];
+      }
+    }
+  }
+  if (check)
+    llvm::outs() << (ok ? "all results match the reference evaluator\n"
+                        : "FAIL: results differ from the reference evaluator\n");
+  return ok ? 0 : 1;
+}
