@@ -22,7 +22,7 @@ llvm_config.use_default_substitutions()
 # Tools: ours first, then FileCheck & co. from LLVM.
 llvm_config.with_environment("PATH", config.lpc_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-tools = ["lpc-opt", "lpc-model", "lpc-eval", "lpc-gradcheck", "FileCheck", "not", "count"]
+tools = ["lpc-opt", "lpc-model", "lpc-eval", "lpc-gradcheck", "lpc-jit", "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, [config.lpc_tools_dir, config.llvm_tools_dir])
 
 if config.have_ptxas:

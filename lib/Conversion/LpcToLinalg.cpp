@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringUtils.h"
 #include "lpc/Conversion/Passes.h"
 #include "lpc/Dialect/LpcOps.h"
 
@@ -26,157 +27,9 @@ namespace lpc {
 
 using namespace mlir;
 using namespace mlir::lpc;
+using namespace mlir::lpc::lowering;
 
 namespace {
-
-RankedTensorType tt(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-/// Extends a scalar to f32 (floats) inside a body.
-Value toF32(OpBuilder &b, Location loc, Value v) {
-  Type t = v.getType();
-  if (t.isF32() || !isa<FloatType>(t))
-    return v;
-  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
-}
-
-/// Rounds an f32 scalar to `t` inside a body.
-Value fromF32(OpBuilder &b, Location loc, Value v, Type t) {
-  if (v.getType() == t)
-    return v;
-  if (isa<FloatType>(t))
-    return arith::TruncFOp::create(b, loc, t, v);
-  return v;
-}
-
-Value f32Const(OpBuilder &b, Location loc, double v) {
-  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
-}
-
-Value emptyLike(OpBuilder &b, Location loc, RankedTensorType t) {
-  return tensor::EmptyOp::create(b, loc, t.getShape(), t.getElementType());
-}
-
-/// A tensor of `t` filled with `v` (in t's element type).
-Value filled(OpBuilder &b, Location loc, RankedTensorType t, double v) {
-  Value init = emptyLike(b, loc, t);
-  Value c;
-  if (isa<FloatType>(t.getElementType()))
-    c = arith::ConstantOp::create(b, loc,
-                                  b.getFloatAttr(t.getElementType(), v));
-  else
-    c = arith::ConstantOp::create(
-        b, loc, b.getIntegerAttr(t.getElementType(), (int64_t)v));
-  return linalg::FillOp::create(b, loc, c, init).getResult(0);
-}
-
-using BodyFn =
-    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
-
-/// A linalg.generic over `domainRank` loops. `inputMaps` / `outputMaps` map
-/// the loops to each operand; the body gets the inputs extended to f32 (and
-/// the outputs' current values, for reductions) and returns f32 values that
-/// are rounded to the outputs' element types.
-SmallVector<Value> generic(OpBuilder &b, Location loc, ValueRange inputs,
-                           ArrayRef<AffineMap> inputMaps, ValueRange outputs,
-                           ArrayRef<AffineMap> outputMaps,
-                           ArrayRef<utils::IteratorType> iterators,
-                           BodyFn body, bool passOutputs = false) {
-  SmallVector<AffineMap> maps(inputMaps);
-  llvm::append_range(maps, outputMaps);
-  SmallVector<Type> resultTypes;
-  for (Value o : outputs)
-    resultTypes.push_back(o.getType());
-  auto op = linalg::GenericOp::create(
-      b, loc, resultTypes, inputs, outputs, maps, iterators,
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        SmallVector<Value> in;
-        for (Value a : args.take_front(inputs.size()))
-          in.push_back(toF32(nb, nloc, a));
-        if (passOutputs)
-          for (Value a : args.drop_front(inputs.size()))
-            in.push_back(toF32(nb, nloc, a));
-        SmallVector<Value> res = body(nb, nloc, in);
-        SmallVector<Value> yields;
-        for (auto [r, o] : llvm::zip(res, outputs))
-          yields.push_back(fromF32(nb, nloc, r,
-                                   tt(o).getElementType()));
-        linalg::YieldOp::create(nb, nloc, yields);
-      });
-  return SmallVector<Value>(op.getResults());
-}
-
-/// Elementwise op of same-shaped operands (0-d tensors broadcast).
-Value elementwise(OpBuilder &b, Location loc, RankedTensorType out,
-                  ValueRange inputs, BodyFn body) {
-  unsigned rank = out.getRank();
-  MLIRContext *ctx = b.getContext();
-  SmallVector<AffineMap> maps;
-  for (Value in : inputs)
-    maps.push_back(tt(in).getRank() == 0 && rank != 0
-                       ? AffineMap::get(rank, 0, {}, ctx)
-                       : AffineMap::getMultiDimIdentityMap(rank, ctx));
-  SmallVector<utils::IteratorType> its(rank, utils::IteratorType::parallel);
-  return generic(b, loc, inputs, maps, emptyLike(b, loc, out),
-                 AffineMap::getMultiDimIdentityMap(rank, ctx), its, body)[0];
-}
-
-/// Scalar helpers used in bodies.
-Value mulf(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::MulFOp::create(b, l, x, y);
-}
-Value addf(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::AddFOp::create(b, l, x, y);
-}
-Value subf(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::SubFOp::create(b, l, x, y);
-}
-Value divf(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::DivFOp::create(b, l, x, y);
-}
-Value sigmoid(OpBuilder &b, Location l, Value x) {
-  Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, x));
-  return divf(b, l, f32Const(b, l, 1.0), addf(b, l, f32Const(b, l, 1.0), e));
-}
-
-/// GELU and its derivative (erf and tanh forms), as the reference.
-Value gelu(OpBuilder &b, Location l, Value x, GeluApproximation approx) {
-  Value half = f32Const(b, l, 0.5), one = f32Const(b, l, 1.0);
-  if (approx == GeluApproximation::erf) {
-    Value e = math::ErfOp::create(b, l, mulf(b, l, x, f32Const(b, l, M_SQRT1_2)));
-    return mulf(b, l, mulf(b, l, half, x), addf(b, l, one, e));
-  }
-  Value x3 = mulf(b, l, x, mulf(b, l, x, x));
-  Value inner = mulf(b, l, f32Const(b, l, std::sqrt(2.0 / M_PI)),
-                     addf(b, l, x, mulf(b, l, f32Const(b, l, 0.044715), x3)));
-  Value t = math::TanhOp::create(b, l, inner);
-  return mulf(b, l, mulf(b, l, half, x), addf(b, l, one, t));
-}
-
-Value geluGrad(OpBuilder &b, Location l, Value x, GeluApproximation approx) {
-  Value half = f32Const(b, l, 0.5), one = f32Const(b, l, 1.0);
-  if (approx == GeluApproximation::erf) {
-    // 0.5 (1 + erf(x/sqrt2)) + x * exp(-x^2/2) / sqrt(2 pi)
-    Value cdf = mulf(b, l, half,
-                     addf(b, l, one,
-                          math::ErfOp::create(
-                              b, l, mulf(b, l, x, f32Const(b, l, M_SQRT1_2)))));
-    Value pdf = mulf(b, l, f32Const(b, l, 1.0 / std::sqrt(2.0 * M_PI)),
-                     math::ExpOp::create(
-                         b, l, mulf(b, l, f32Const(b, l, -0.5),
-                                    mulf(b, l, x, x))));
-    return addf(b, l, cdf, mulf(b, l, x, pdf));
-  }
-  Value c = f32Const(b, l, std::sqrt(2.0 / M_PI));
-  Value k = f32Const(b, l, 0.044715);
-  Value x2 = mulf(b, l, x, x);
-  Value inner = mulf(b, l, c, addf(b, l, x, mulf(b, l, k, mulf(b, l, x2, x))));
-  Value t = math::TanhOp::create(b, l, inner);
-  Value dinner =
-      mulf(b, l, c, addf(b, l, one, mulf(b, l, f32Const(b, l, 3.0), mulf(b, l, k, x2))));
-  Value sech2 = subf(b, l, one, mulf(b, l, t, t));
-  return addf(b, l, mulf(b, l, half, addf(b, l, one, t)),
-              mulf(b, l, mulf(b, l, half, x), mulf(b, l, sech2, dinner)));
-}
 
 template <typename OpT>
 struct LowerElementwise : OpRewritePattern<OpT> {
@@ -287,76 +140,6 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
   }
 };
 
-/// Reductions over `axes` into f32 accumulators; returns the f32 result in
-/// the reduced shape (keepdims applied by the caller).
-struct Reduced {
-  Value value;                 // f32 tensor of the reduced shape
-  SmallVector<AffineExpr> out; // output expressions over the input dims
-};
-
-Value reduceF32(OpBuilder &b, Location loc, Value input,
-                ArrayRef<int64_t> axesIn, double init, bool isMax,
-                RankedTensorType reducedType) {
-  MLIRContext *ctx = b.getContext();
-  RankedTensorType in = tt(input);
-  int64_t rank = in.getRank();
-  llvm::SmallSet<int64_t, 4> axes;
-  for (int64_t a : axesIn)
-    axes.insert(a < 0 ? a + rank : a);
-  SmallVector<AffineExpr> outExprs;
-  SmallVector<utils::IteratorType> its;
-  for (int64_t i = 0; i < rank; ++i) {
-    if (axes.contains(i)) {
-      its.push_back(utils::IteratorType::reduction);
-    } else {
-      its.push_back(utils::IteratorType::parallel);
-      outExprs.push_back(getAffineDimExpr(i, ctx));
-    }
-  }
-  auto accType = RankedTensorType::get(
-      [&] {
-        SmallVector<int64_t> s;
-        for (int64_t i = 0; i < rank; ++i)
-          if (!axes.contains(i))
-            s.push_back(in.getDimSize(i));
-        return s;
-      }(),
-      b.getF32Type());
-  Value acc = filled(b, loc, accType, init);
-  Value r = generic(
-      b, loc, input, AffineMap::getMultiDimIdentityMap(rank, ctx), acc,
-      AffineMap::get(rank, 0, outExprs, ctx), its,
-      [&](OpBuilder &nb, Location l, ValueRange v) -> SmallVector<Value> {
-        if (isMax)
-          return {arith::MaximumFOp::create(nb, l, v[0], v[1])};
-        return {addf(nb, l, v[0], v[1])};
-      },
-      /*passOutputs=*/true)[0];
-  if (reducedType && reducedType.getShape() != accType.getShape())
-    r = tensor::ReshapeOp::create(
-        b, loc, reducedType.clone(b.getF32Type()), r,
-        arith::ConstantOp::create(
-            b, loc,
-            DenseElementsAttr::get(
-                RankedTensorType::get({reducedType.getRank()},
-                                      b.getI64Type()),
-                ArrayRef<int64_t>(reducedType.getShape()))));
-  return r;
-}
-
-Value castTensor(OpBuilder &b, Location loc, Value v, RankedTensorType to,
-                 double factor = 1.0) {
-  if (v.getType() == to && factor == 1.0)
-    return v;
-  return elementwise(b, loc, to, v,
-                     [&](OpBuilder &nb, Location l, ValueRange a)
-                         -> SmallVector<Value> {
-                       if (factor == 1.0)
-                         return {a[0]};
-                       return {mulf(nb, l, a[0], f32Const(nb, l, factor))};
-                     });
-}
-
 template <typename OpT>
 struct LowerReduce : OpRewritePattern<OpT> {
   using OpRewritePattern<OpT>::OpRewritePattern;
@@ -374,14 +157,6 @@ struct LowerReduce : OpRewritePattern<OpT> {
     return success();
   }
 };
-
-/// Broadcasts a reduced f32 tensor (over all dims but `keep`) back.
-AffineMap keepMap(MLIRContext *ctx, unsigned rank, ArrayRef<int64_t> keep) {
-  SmallVector<AffineExpr> e;
-  for (int64_t k : keep)
-    e.push_back(getAffineDimExpr(k, ctx));
-  return AffineMap::get(rank, 0, e, ctx);
-}
 
 struct LowerBiasAdd : OpRewritePattern<BiasAddOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -403,71 +178,6 @@ struct LowerBiasAdd : OpRewritePattern<BiasAddOp> {
     rewriter.replaceOp(op, r);
     return success();
   }
-};
-
-/// Cross-entropy over [..., C] logits flattened to [N, C]: returns the
-/// per-row logsumexp (f32 [N]) computed stably.
-std::pair<Value, Value> rowMaxAndLse(OpBuilder &b, Location loc,
-                                     Value logits2d) {
-  MLIRContext *ctx = b.getContext();
-  RankedTensorType t = tt(logits2d);
-  int64_t n = t.getDimSize(0);
-  auto rowType = RankedTensorType::get({n}, b.getF32Type());
-  Value mx = reduceF32(b, loc, logits2d, {1}, -INFINITY, true, rowType);
-  AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
-  AffineMap row = keepMap(ctx, 2, {0});
-  Value sum = generic(
-      b, loc, {logits2d, mx}, {id2, row}, filled(b, loc, rowType, 0.0), row,
-      {utils::IteratorType::parallel, utils::IteratorType::reduction},
-      [](OpBuilder &nb, Location l, ValueRange v) -> SmallVector<Value> {
-        return {addf(nb, l, v[2],
-                     math::ExpOp::create(nb, l, subf(nb, l, v[0], v[1])))};
-      },
-      true)[0];
-  Value lse = elementwise(
-      b, loc, rowType, {mx, sum},
-      [](OpBuilder &nb, Location l, ValueRange v) -> SmallVector<Value> {
-        return {addf(nb, l, v[0], math::LogOp::create(nb, l, v[1]))};
-      });
-  return {mx, lse};
-}
-
-Value flatten2d(OpBuilder &b, Location loc, Value v) {
-  RankedTensorType t = tt(v);
-  int64_t c = t.getShape().back();
-  int64_t n = t.getNumElements() / c;
-  auto to = RankedTensorType::get({n, c}, t.getElementType());
-  if (t == to)
-    return v;
-  SmallVector<ReassociationIndices> re(2);
-  for (int64_t i = 0; i + 1 < t.getRank(); ++i)
-    re[0].push_back(i);
-  re[1].push_back(t.getRank() - 1);
-  if (t.getRank() == 1)
-    return tensor::ExpandShapeOp::create(b, loc, to, v,
-                                         ArrayRef<ReassociationIndices>{{0, 1}});
-  return tensor::CollapseShapeOp::create(b, loc, to, v, re);
-}
-
-Value flatten1d(OpBuilder &b, Location loc, Value v) {
-  RankedTensorType t = tt(v);
-  auto to = RankedTensorType::get({t.getNumElements()}, t.getElementType());
-  if (t == to)
-    return v;
-  ReassociationIndices all;
-  for (int64_t i = 0; i < t.getRank(); ++i)
-    all.push_back(i);
-  if (t.getRank() == 0)
-    return tensor::ExpandShapeOp::create(b, loc, to, v,
-                                         ArrayRef<ReassociationIndices>{});
-  return tensor::CollapseShapeOp::create(b, loc, to, v,
-                                         ArrayRef<ReassociationIndices>{all});
-}
-
-/// Weight of each row: 1 unless its label is ignore_index; and the count.
-struct CEParts {
-  Value mx, lse, labels; // [N] f32, [N] f32, [N] int
-  int64_t n, c;
 };
 
 struct LowerCrossEntropy : OpRewritePattern<SoftmaxCrossEntropyOp> {
@@ -785,7 +495,7 @@ struct LpcToLinalgPass
         });
     patterns.add<LowerElementwise<RsqrtOp>>(
         ctx, [](OpBuilder &b, Location l, RsqrtOp, ValueRange v) -> Value {
-          return math::RsqrtOp::create(b, l, v[0]);
+          return divf(b, l, f32Const(b, l, 1.0), math::SqrtOp::create(b, l, v[0]));
         });
     patterns.add<LowerElementwise<PowOp>>(
         ctx, [](OpBuilder &b, Location l, PowOp op, ValueRange v) -> Value {
@@ -834,6 +544,9 @@ struct LpcToLinalgPass
                  LowerReduce<ReduceSumOp>, LowerReduce<ReduceMeanOp>,
                  LowerReduce<ReduceMaxOp>, LowerBiasAdd, LowerCrossEntropy,
                  LowerCrossEntropyGrad, LowerAdamW, LowerSgd, LowerCast>(ctx);
+    populateNormalizationPatterns(patterns);
+    populateDataMovementPatterns(patterns);
+    populatePrecisionPatterns(patterns);
     // Model functions (lpc.param / lpc.input ops) are not executable: the
     // train step and eval functions built from them are.
     FrozenRewritePatternSet frozen(std::move(patterns));

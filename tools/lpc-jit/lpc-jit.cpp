@@ -68,6 +68,17 @@ static llvm::cl::opt<double> f32Tol(
 static llvm::cl::opt<double> lowTol(
     "low-tol", llvm::cl::desc("the same for bf16 / f16 / fp8 results"),
     llvm::cl::init(3e-2));
+static llvm::cl::opt<std::string> functionName(
+    "function",
+    llvm::cl::desc("run this function once on random arguments instead of a "
+                   "model's train step"),
+    llvm::cl::init(""));
+static llvm::cl::opt<double> inputStd(
+    "input-std", llvm::cl::desc("std of random float arguments (--function)"),
+    llvm::cl::init(1.0));
+static llvm::cl::opt<bool> exact(
+    "exact", llvm::cl::desc("require bit-identical results (NaN == NaN)"),
+    llvm::cl::init(false));
 static llvm::cl::opt<bool> printLLVM(
     "print-llvm-dialect", llvm::cl::desc("print the module before the JIT"),
     llvm::cl::init(false));
@@ -180,6 +191,23 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
 
+  std::string stepName;
+  std::vector<ref::Tensor> args;
+  std::map<StateKey, ref::Tensor> state;
+  func::FuncOp step;
+  if (!functionName.empty()) {
+    step = module->lookupSymbol<func::FuncOp>(functionName);
+    if (!step)
+      return fail("no function @" + functionName);
+    stepName = functionName;
+    for (auto [i, t] : llvm::enumerate(step.getArgumentTypes())) {
+      auto type = cast<RankedTensorType>(t);
+      args.push_back(ref::randomTensor(
+          *ref::dtypeOf(type.getElementType()), type.getShape(), seed + i,
+          inputStd, ref::integerInputBound(step.getArgument(i)).value_or(10)));
+    }
+    steps = 1;
+  } else {
   func::FuncOp fwd;
   for (auto fn : module->getOps<func::FuncOp>())
     if (!fn.getOps<ParamOp>().empty()) {
@@ -209,14 +237,12 @@ int main(int argc, char **argv) {
         failed(pm.run(*module)))
       return 1;
   }
-  std::string stepName = fwdName + "_train_step";
-  auto step = module->lookupSymbol<func::FuncOp>(stepName);
+  stepName = fwdName + "_train_step";
+  step = module->lookupSymbol<func::FuncOp>(stepName);
   if (!step)
     return fail("no train step @" + stepName);
 
   // Initial state and inputs, by argument attributes.
-  std::map<StateKey, ref::Tensor> state;
-  std::vector<ref::Tensor> args;
   for (unsigned i = 0; i < step.getNumArguments(); ++i) {
     auto type = cast<RankedTensorType>(step.getArgumentTypes()[i]);
     ref::DType dt = *ref::dtypeOf(type.getElementType());
@@ -235,6 +261,7 @@ int main(int argc, char **argv) {
     state[key] = key.first == "param" ? init[key.second]
                                       : ref::Tensor::filled(dt, type.getShape(), v);
     args.push_back(state[key]);
+  }
   }
 
   // Compile: only the train step, with a C interface.
@@ -262,6 +289,8 @@ int main(int argc, char **argv) {
     codegen->print(llvm::outs());
   ExecutionEngineOptions opts;
   opts.transformer = makeOptimizingTransformer(3, 0, nullptr);
+  llvm::StringRef runnerUtils = LPC_C_RUNNER_UTILS;
+  opts.sharedLibPaths = llvm::ArrayRef<llvm::StringRef>(runnerUtils);
   auto engine = ExecutionEngine::create(*codegen, opts);
   if (!engine)
     return fail("JIT: " + llvm::toString(engine.takeError()));
@@ -300,8 +329,11 @@ int main(int argc, char **argv) {
       if (auto m = step.getResultAttrOfType<StringAttr>(r, "lpc.metric");
           m && m.getValue() == "loss")
         loss = results[r].data[0];
-    llvm::outs() << llvm::formatv("step {0}: loss {1:f6}, {2:f3} s\n", s, loss,
-                                  secs);
+    if (functionName.empty())
+      llvm::outs() << llvm::formatv("step {0}: loss {1:f6}, {2:f3} s\n", s,
+                                    loss, secs);
+    else
+      llvm::outs() << llvm::formatv("ran @{0} in {1:f3} s\n", stepName, secs);
     if (check) {
       ref::EvalOptions eo;
       eo.step = s;
@@ -311,14 +343,25 @@ int main(int argc, char **argv) {
       for (unsigned r = 0; r < nRes; ++r) {
         const ref::Tensor &a = results[r], &e = (*expect)[r];
         double maxRef = 0, maxErr = 0;
+        int64_t differ = 0;
         for (size_t i = 0; i < e.data.size(); ++i) {
-          maxRef = std::max(maxRef, std::fabs(e.data[i]));
-          maxErr = std::max(maxErr, std::fabs(a.data[i] - e.data[i]));
+          bool bothNaN = std::isnan(a.data[i]) && std::isnan(e.data[i]);
+          if (bothNaN)
+            continue;
+          if (!(a.data[i] == e.data[i]) ||
+              std::signbit(a.data[i]) != std::signbit(e.data[i]))
+            ++differ;
+          if (std::isfinite(e.data[i]))
+            maxRef = std::max(maxRef, std::fabs(e.data[i]));
+          double d = std::fabs(a.data[i] - e.data[i]);
+          maxErr = std::max(maxErr, std::isnan(d) ? INFINITY : d);
         }
         double rel = maxRef > 0 ? maxErr / maxRef : maxErr;
         double tol = a.dtype == ref::DType::f32 ? f32Tol : lowTol;
-        if (!ref::isFloat(a.dtype))
+        if (!ref::isFloat(a.dtype) || exact)
           tol = 0;
+        if (exact)
+          rel = double(differ);
         if (!(rel <= tol)) {
           ok = false;
           std::string what;
@@ -329,8 +372,9 @@ int main(int argc, char **argv) {
           if (auto m = step.getResultAttrOfType<StringAttr>(r, "lpc.metric"))
             what = "metric " + m.str();
           llvm::outs() << llvm::formatv(
-              "  MISMATCH result #{0} ({1}): max |jit - ref| / max|ref| = "
-              "{2:e2} > {3:e1}\n",
+              exact ? "  MISMATCH result #{0} ({1}): {2} elements differ\n"
+                    : "  MISMATCH result #{0} ({1}): max |jit - ref| / "
+                      "max|ref| = {2:e2} > {3:e1}\n",
               r, what, rel, tol);
         }
       }

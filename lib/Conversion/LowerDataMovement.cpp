@@ -1,0 +1,248 @@
+//===- LowerDataMovement.cpp - reshapes, slices, gathers to linalg/tensor -===//
+
+#include "LoweringUtils.h"
+
+using namespace mlir;
+using namespace mlir::lpc;
+using namespace mlir::lpc::lowering;
+
+namespace {
+
+AffineMap idMap(MLIRContext *ctx, unsigned rank) {
+  return AffineMap::getMultiDimIdentityMap(rank, ctx);
+}
+
+SmallVector<utils::IteratorType> parallel(unsigned rank) {
+  return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
+}
+
+/// A copy through a body that only moves values (no rounding involved).
+Value copyWith(OpBuilder &b, Location loc, Value in, AffineMap inMap,
+               RankedTensorType out) {
+  MLIRContext *ctx = b.getContext();
+  auto op = linalg::GenericOp::create(
+      b, loc, TypeRange{out}, ValueRange{in},
+      ValueRange{emptyLike(b, loc, out)},
+      ArrayRef<AffineMap>{inMap, idMap(ctx, out.getRank())},
+      parallel(out.getRank()),
+      [](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(nb, l, args[0]);
+      });
+  return op.getResult(0);
+}
+
+struct LowerBroadcast : OpRewritePattern<BroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastOp op,
+                                PatternRewriter &rewriter) const override {
+    MLIRContext *ctx = op.getContext();
+    RankedTensorType in = op.getInput().getType(), out = op.getType();
+    SmallVector<AffineExpr> e;
+    for (auto [i, d] : llvm::enumerate(op.getDims()))
+      e.push_back(in.getDimSize(i) == 1 && out.getDimSize(d) != 1
+                      ? getAffineConstantExpr(0, ctx)
+                      : getAffineDimExpr(d, ctx));
+    rewriter.replaceOp(
+        op, copyWith(rewriter, op.getLoc(), op.getInput(),
+                     AffineMap::get(out.getRank(), 0, e, ctx), out));
+    return success();
+  }
+};
+
+struct LowerReshape : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType out = op.getType();
+    Value shape = arith::ConstantOp::create(
+        rewriter, op.getLoc(),
+        DenseElementsAttr::get(
+            RankedTensorType::get({out.getRank()}, rewriter.getI64Type()),
+            out.getShape()));
+    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, out, op.getInput(),
+                                                   shape);
+    return success();
+  }
+};
+
+struct LowerTranspose : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    Value init = emptyLike(rewriter, op.getLoc(), op.getType());
+    auto t = linalg::TransposeOp::create(rewriter, op.getLoc(), op.getInput(),
+                                         init, op.getPermutation());
+    rewriter.replaceOp(op, t->getResult(0));
+    return success();
+  }
+};
+
+struct LowerSlice : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType out = op.getType();
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, out, op.getInput(), ValueRange{}, ValueRange{}, ValueRange{},
+        op.getStart(), out.getShape(), op.getStep());
+    return success();
+  }
+};
+
+struct LowerSliceGrad : OpRewritePattern<SliceGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Value zeros = filled(rewriter, op.getLoc(), op.getType(), 0.0);
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        op, op.getGrad(), zeros, ValueRange{}, ValueRange{}, ValueRange{},
+        op.getStart(), op.getGrad().getType().getShape(), op.getStep());
+    return success();
+  }
+};
+
+struct LowerConcat : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType out = op.getType();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += out.getRank();
+    Value acc = emptyLike(rewriter, op.getLoc(), out);
+    int64_t offset = 0;
+    for (Value in : op.getInputs()) {
+      RankedTensorType t = tt(in);
+      SmallVector<int64_t> offsets(out.getRank(), 0), strides(out.getRank(), 1);
+      offsets[axis] = offset;
+      offset += t.getDimSize(axis);
+      acc = tensor::InsertSliceOp::create(rewriter, op.getLoc(), in, acc,
+                                          ValueRange{}, ValueRange{},
+                                          ValueRange{}, offsets,
+                                          t.getShape(), strides);
+    }
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
+/// out[i..., d] = table[ids[i...], d] (a gather in the body).
+struct LowerEmbedding : OpRewritePattern<EmbeddingOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(EmbeddingOp op,
+                                PatternRewriter &rewriter) const override {
+    MLIRContext *ctx = op.getContext();
+    RankedTensorType out = op.getType();
+    unsigned rank = out.getRank();
+    Value table = op.getTable();
+    SmallVector<AffineExpr> idExprs;
+    for (unsigned i = 0; i + 1 < rank; ++i)
+      idExprs.push_back(getAffineDimExpr(i, ctx));
+    auto g = linalg::GenericOp::create(
+        rewriter, op.getLoc(), TypeRange{out}, ValueRange{op.getIndices()},
+        ValueRange{emptyLike(rewriter, op.getLoc(), out)},
+        ArrayRef<AffineMap>{AffineMap::get(rank, 0, idExprs, ctx),
+                            idMap(ctx, rank)},
+        parallel(rank), [&](OpBuilder &b, Location l, ValueRange args) {
+          Value row = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+          Value col = linalg::IndexOp::create(b, l, rank - 1);
+          Value v = tensor::ExtractOp::create(b, l, table, ValueRange{row, col});
+          linalg::YieldOp::create(b, l, v);
+        });
+    rewriter.replaceOp(op, g.getResult(0));
+    return success();
+  }
+};
+
+/// table[v, d] = sum_n (ids[n] == v) * grad[n, d]: a dense formulation of
+/// the scatter-add, O(V * N * D); fine for byte-level vocabularies.
+struct LowerEmbeddingGrad : OpRewritePattern<EmbeddingGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(EmbeddingGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    Value grad = flatten2d(rewriter, loc, op.getGrad());
+    Value ids = flatten1d(rewriter, loc, op.getIndices());
+    RankedTensorType out = op.getType();
+    // Loops: v, d, n.
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    auto acc = RankedTensorType::get(out.getShape(), rewriter.getF32Type());
+    Value r = generic(
+        rewriter, loc, {grad, ids},
+        {AffineMap::get(3, 0, {d(2), d(1)}, ctx),
+         AffineMap::get(3, 0, {d(2)}, ctx)},
+        filled(rewriter, loc, acc, 0.0), AffineMap::get(3, 0, {d(0), d(1)}, ctx),
+        {utils::IteratorType::parallel, utils::IteratorType::parallel,
+         utils::IteratorType::reduction},
+        [](OpBuilder &b, Location l, ValueRange v) -> SmallVector<Value> {
+          Value row = linalg::IndexOp::create(b, l, 0);
+          Value id = arith::IndexCastOp::create(b, l, b.getIndexType(), v[1]);
+          Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, row,
+                                            id);
+          return {addf(b, l, v[2],
+                       arith::SelectOp::create(b, l, hit, v[0],
+                                               f32Const(b, l, 0.0)))};
+        },
+        /*passOutputs=*/true)[0];
+    rewriter.replaceOp(op, castTensor(rewriter, loc, r, out));
+    return success();
+  }
+};
+
+struct LowerCausalMask : OpRewritePattern<CausalMaskOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CausalMaskOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType t = op.getType();
+    unsigned rank = t.getRank();
+    int64_t shift = t.getShape().back() - t.getDimSize(rank - 2);
+    double fill = op.getFill().convertToDouble();
+    Value r = elementwise(
+        rewriter, op.getLoc(), t, op.getInput(),
+        [&](OpBuilder &b, Location l, ValueRange v) -> SmallVector<Value> {
+          Value i = linalg::IndexOp::create(b, l, rank - 2);
+          Value j = linalg::IndexOp::create(b, l, rank - 1);
+          Value lim = arith::AddIOp::create(
+              b, l, i, arith::ConstantIndexOp::create(b, l, shift));
+          Value masked =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, j, lim);
+          return {arith::SelectOp::create(b, l, masked, f32Const(b, l, fill),
+                                          v[0])};
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct LowerWhere : OpRewritePattern<WhereOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WhereOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType t = op.getType();
+    // Values move unchanged (also integers and fp8): select on the raw
+    // elements, no f32 round trip.
+    MLIRContext *ctx = op.getContext();
+    unsigned rank = t.getRank();
+    auto g = linalg::GenericOp::create(
+        rewriter, op.getLoc(), TypeRange{t},
+        ValueRange{op.getCond(), op.getOnTrue(), op.getOnFalse()},
+        ValueRange{emptyLike(rewriter, op.getLoc(), t)},
+        SmallVector<AffineMap>(4, idMap(ctx, rank)), parallel(rank),
+        [](OpBuilder &b, Location l, ValueRange a) {
+          linalg::YieldOp::create(b, l,
+                                  Value(arith::SelectOp::create(b, l, a[0], a[1], a[2])));
+        });
+    rewriter.replaceOp(op, g.getResult(0));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::lpc::lowering::populateDataMovementPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<LowerBroadcast, LowerReshape, LowerTranspose, LowerSlice,
+               LowerSliceGrad, LowerConcat, LowerEmbedding, LowerEmbeddingGrad,
+               LowerCausalMask, LowerWhere>(patterns.getContext());
+}
