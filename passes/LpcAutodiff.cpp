@@ -549,13 +549,80 @@ struct LpcAutodiffPass : ::mlir::lpc::impl::LpcAutodiffBase<LpcAutodiffPass> {
                                  : "no function named '" + function + "'");
       return signalPassFailure();
     }
-    for (func::FuncOp fn : targets)
+    for (func::FuncOp fn : targets) {
       if (failed(differentiate(fn)))
         return signalPassFailure();
+      if (emitEval && failed(buildEval(fn)))
+        return signalPassFailure();
+    }
   }
+
+  LogicalResult buildEval(func::FuncOp fwd);
 
   LogicalResult differentiate(func::FuncOp fwd);
 };
+
+/// The forward pass with parameters and inputs as arguments.
+LogicalResult LpcAutodiffPass::buildEval(func::FuncOp fwd) {
+  MLIRContext *ctx = fwd.getContext();
+  OpBuilder b(ctx);
+  std::string name = (fwd.getSymName() + "_eval").str();
+  if (SymbolTable::lookupNearestSymbolFrom(fwd, b.getStringAttr(name)))
+    return fwd.emitError() << "lpc-autodiff: a function named '" << name
+                           << "' already exists";
+  SmallVector<Type> types;
+  SmallVector<DictionaryAttr> attrs;
+  SmallVector<Location> locs;
+  SmallVector<Operation *> sources;
+  for (ParamOp p : fwd.getOps<ParamOp>()) {
+    types.push_back(p.getType());
+    attrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr(kState, b.getStringAttr("param")),
+         b.getNamedAttr(kName, p.getNameAttr())}));
+    locs.push_back(NameLoc::get(p.getNameAttr(), p.getLoc()));
+    sources.push_back(p);
+  }
+  for (InputOp in : fwd.getOps<InputOp>()) {
+    types.push_back(in.getType());
+    attrs.push_back(
+        b.getDictionaryAttr(b.getNamedAttr(kInput, in.getNameAttr())));
+    locs.push_back(NameLoc::get(in.getNameAttr(), in.getLoc()));
+    sources.push_back(in);
+  }
+  if (fwd.getNumArguments() != 0)
+    return fwd.emitError("lpc-autodiff: eval=true needs a model whose data "
+                         "comes from lpc.input ops, not function arguments");
+  auto ret = cast<func::ReturnOp>(fwd.getBody().front().getTerminator());
+  b.setInsertionPointAfter(fwd);
+  auto fn = func::FuncOp::create(b, fwd.getLoc(), name,
+                                 b.getFunctionType(types, {}));
+  Block *body = new Block();
+  fn.getBody().push_back(body);
+  IRMapping map;
+  for (auto [t, l, src] : llvm::zip(types, locs, sources))
+    map.map(src->getResult(0), body->addArgument(t, l));
+  for (auto [i, a] : llvm::enumerate(attrs))
+    fn.setArgAttrs(i, a);
+  b.setInsertionPointToStart(body);
+  for (Operation &op : fwd.getBody().front().without_terminator())
+    if (!isa<ParamOp, InputOp>(op))
+      b.clone(op, map);
+  Value loss = map.lookup(ret.getOperand(0));
+  SmallVector<Value> results{loss};
+  SmallVector<DictionaryAttr> resultAttrs{
+      b.getDictionaryAttr(b.getNamedAttr(kMetric, b.getStringAttr("loss")))};
+  if (auto ce = loss.getDefiningOp<SoftmaxCrossEntropyOp>()) {
+    results.push_back(ce.getLogits());
+    resultAttrs.push_back(b.getDictionaryAttr(
+        b.getNamedAttr(kMetric, b.getStringAttr("logits"))));
+  }
+  func::ReturnOp::create(b, fwd.getLoc(), results);
+  fn.setFunctionType(
+      b.getFunctionType(types, ValueRange(results).getTypes()));
+  for (auto [i, a] : llvm::enumerate(resultAttrs))
+    fn.setResultAttrs(i, a);
+  return success();
+}
 
 LogicalResult LpcAutodiffPass::differentiate(func::FuncOp fwd) {
   MLIRContext *ctx = fwd.getContext();

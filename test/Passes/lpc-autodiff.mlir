@@ -3,6 +3,7 @@
 // RUN: lpc-opt %s -split-input-file -lpc-autodiff="optimizer=none" | FileCheck %s --check-prefix=GRAD
 // RUN: lpc-opt %s -split-input-file -lpc-autodiff="clip-grad-norm=1.0 lr-schedule=cosine warmup-steps=10 total-steps=100 min-lr=1e-5" | FileCheck %s --check-prefix=SCHED
 // RUN: lpc-opt %s -split-input-file -lpc-autodiff="lr-schedule=input" | FileCheck %s --check-prefix=LRIN
+// RUN: lpc-opt %s -split-input-file -lpc-autodiff="eval=true" | FileCheck %s --check-prefix=EVAL
 
 // A linear layer: state threaded through, one update per parameter, roles.
 
@@ -54,6 +55,14 @@
 // LRIN-LABEL: func.func @linear_train_step(
 // LRIN-SAME: %[[LRARG:arg[0-9]+]]: tensor<f32> {lpc.input = "lr"}
 // LRIN: lpc.adamw {{.*}} lr(%[[LRARG]])
+// EVAL-LABEL: func.func @linear_eval(
+// EVAL-SAME: %[[EW:arg[0-9]+]]: tensor<4x3xf32> {lpc.name = "w", lpc.state = "param"}, %[[EB:arg[0-9]+]]: tensor<3xf32> {lpc.name = "b", lpc.state = "param"}, %[[EX:arg[0-9]+]]: tensor<2x4xf32> {lpc.input = "x"}, %[[EY:arg[0-9]+]]: tensor<2xi32> {lpc.input = "y"})
+// EVAL-SAME: -> (tensor<f32> {lpc.metric = "loss"}, tensor<2x3xf32> {lpc.metric = "logits"})
+// EVAL: %[[H:.*]] = lpc.matmul %[[EX]], %[[EW]]
+// EVAL: %[[Z:.*]] = lpc.bias_add %[[H]], %[[EB]]
+// EVAL: %[[L:.*]] = lpc.softmax_cross_entropy %[[Z]], %[[EY]]
+// EVAL-NOT: lpc.grad_seed
+// EVAL: return %[[L]], %[[Z]]
 func.func @linear() -> tensor<f32> {
   %x = lpc.input "x" features : tensor<2x4xf32>
   %y = lpc.input "y" labels : tensor<2xi32>

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lpc/Backend/CPUBackend.h"
 #include "lpc/Conversion/Passes.h"
 #include "lpc/Dialect/LpcDialect.h"
 #include "lpc/Dialect/LpcOps.h"
@@ -90,78 +91,12 @@ int fail(const llvm::Twine &msg) {
   return 1;
 }
 
-unsigned elementBytes(ref::DType t) {
-  return t == ref::DType::i1 ? 1 : (ref::bitWidth(t) + 7) / 8;
-}
-
-/// A host buffer with the memref descriptor the compiled code reads:
-/// {allocated, aligned, offset, sizes[rank], strides[rank]}, all 8 bytes.
-struct Buffer {
-  ref::DType dtype;
-  std::vector<int64_t> shape;
-  std::vector<uint8_t> bytes;
-  std::vector<int64_t> desc;
-  void *descPtr = nullptr;
-
-  void fill(const ref::Tensor &t) {
-    dtype = t.dtype;
-    shape = t.shape;
-    unsigned eb = elementBytes(dtype);
-    bytes.assign(t.numElements() * eb + 64, 0);
-    for (int64_t i = 0; i < t.numElements(); ++i) {
-      uint64_t bits = ref::toBits(t.data[i], dtype);
-      std::memcpy(bytes.data() + i * eb, &bits, eb);
-    }
-    makeDescriptor();
-  }
-  void allocate(ref::DType dt, ArrayRef<int64_t> s) {
-    dtype = dt;
-    shape.assign(s.begin(), s.end());
-    int64_t n = 1;
-    for (int64_t d : shape)
-      n *= d;
-    bytes.assign(n * elementBytes(dt) + 64, 0);
-    makeDescriptor();
-  }
-  void makeDescriptor() {
-    int64_t rank = shape.size();
-    desc.assign(3 + 2 * rank, 0);
-    auto ptr = reinterpret_cast<int64_t>(bytes.data());
-    desc[0] = desc[1] = ptr;
-    int64_t stride = 1;
-    for (int64_t i = rank - 1; i >= 0; --i) {
-      desc[3 + i] = shape[i];
-      desc[3 + rank + i] = stride;
-      stride *= shape[i];
-    }
-    descPtr = desc.data();
-  }
-  ref::Tensor tensor() const {
-    ref::Tensor t;
-    t.dtype = dtype;
-    t.shape = shape;
-    unsigned eb = elementBytes(dtype);
-    int64_t n = 1;
-    for (int64_t d : shape)
-      n *= d;
-    t.data.resize(n);
-    for (int64_t i = 0; i < n; ++i) {
-      uint64_t bits = 0;
-      std::memcpy(&bits, bytes.data() + i * eb, eb);
-      t.data[i] = ref::fromBits(bits, dtype);
-    }
-    return t;
-  }
-};
-
 using StateKey = std::pair<std::string, std::string>;
 
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
   registerAllPasses();
   lpc::registerLpcPasses();
   lpc::registerLpcConversionPasses();
@@ -264,66 +199,38 @@ int main(int argc, char **argv) {
   }
   }
 
-  // Compile: only the train step, with a C interface.
-  OwningOpRef<ModuleOp> codegen = cast<ModuleOp>((*module)->clone());
-  for (auto fn : llvm::make_early_inc_range(codegen->getOps<func::FuncOp>()))
-    if (fn.getSymName() != stepName)
-      fn.erase();
-  {
-    auto fn = codegen->lookupSymbol<func::FuncOp>(stepName);
-    fn->setAttr("llvm.emit_c_interface", UnitAttr::get(&ctx));
-    // The lpc.* attributes are for the runtime, not for LLVM.
-    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-      fn.setArgAttrs(i, DictionaryAttr::get(&ctx));
-    for (unsigned i = 0; i < fn.getNumResults(); ++i)
-      fn.setResultAttrs(i, DictionaryAttr::get(&ctx));
-  }
-  auto t0 = std::chrono::steady_clock::now();
-  {
-    PassManager pm(&ctx);
-    buildCPUCodegenPipeline(pm);
-    if (failed(pm.run(*codegen)))
-      return fail("CPU codegen failed");
-  }
-  if (printLLVM)
-    codegen->print(llvm::outs());
-  ExecutionEngineOptions opts;
-  opts.transformer = makeOptimizingTransformer(3, 0, nullptr);
-  llvm::StringRef runnerUtils = LPC_C_RUNNER_UTILS;
-  opts.sharedLibPaths = llvm::ArrayRef<llvm::StringRef>(runnerUtils);
-  auto engine = ExecutionEngine::create(*codegen, opts);
-  if (!engine)
-    return fail("JIT: " + llvm::toString(engine.takeError()));
-  auto t1 = std::chrono::steady_clock::now();
-  llvm::outs() << llvm::formatv(
-      "compiled @{0} in {1:f2} s\n", stepName,
-      std::chrono::duration<double>(t1 - t0).count());
+  auto compiled = cpu::CompiledFunction::compile(*module, stepName);
+  if (!compiled)
+    return fail(llvm::toString(compiled.takeError()));
+  llvm::outs() << llvm::formatv("compiled @{0} in {1:f2} s\n", stepName,
+                                (*compiled)->compileSeconds());
 
   unsigned nArgs = step.getNumArguments(), nRes = step.getNumResults();
-  std::vector<Buffer> in(nArgs), out(nRes);
+  const auto &argSlots = (*compiled)->args();
+  const auto &resSlots = (*compiled)->results();
+  std::vector<std::vector<uint8_t>> in(nArgs), out(nRes);
   bool ok = true;
   for (unsigned s = 0; s < steps; ++s) {
-    for (unsigned i = 0; i < nArgs; ++i)
-      in[i].fill(args[i]);
-    for (unsigned r = 0; r < nRes; ++r) {
-      auto type = cast<RankedTensorType>(step.getResultTypes()[r]);
-      out[r].allocate(*ref::dtypeOf(type.getElementType()), type.getShape());
+    std::vector<const void *> argPtrs;
+    std::vector<void *> resPtrs;
+    for (unsigned i = 0; i < nArgs; ++i) {
+      in[i].assign(argSlots[i].byteSize() + 1, 0);
+      cpu::packTensor(args[i], in[i].data());
+      argPtrs.push_back(in[i].data());
     }
-    SmallVector<void *> ptrs;
-    for (Buffer &b : in)
-      ptrs.push_back(&b.descPtr);
-    for (Buffer &b : out)
-      ptrs.push_back(&b.descPtr);
+    for (unsigned r = 0; r < nRes; ++r) {
+      out[r].assign(resSlots[r].byteSize() + 1, 0);
+      resPtrs.push_back(out[r].data());
+    }
     auto r0 = std::chrono::steady_clock::now();
-    if (llvm::Error e =
-            (*engine)->invokePacked("_mlir_ciface_" + stepName, ptrs))
+    if (llvm::Error e = (*compiled)->run(argPtrs, resPtrs))
       return fail("run: " + llvm::toString(std::move(e)));
     double secs = std::chrono::duration<double>(
                       std::chrono::steady_clock::now() - r0)
                       .count();
     std::vector<ref::Tensor> results;
-    for (Buffer &b : out)
-      results.push_back(b.tensor());
+    for (unsigned r = 0; r < nRes; ++r)
+      results.push_back(cpu::unpackTensor(resSlots[r], out[r].data()));
     double loss = 0;
     for (unsigned r = 0; r < nRes; ++r)
       if (auto m = step.getResultAttrOfType<StringAttr>(r, "lpc.metric");

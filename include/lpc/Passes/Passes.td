@@ -134,6 +134,10 @@ def LpcAutodiff : Pass<"lpc-autodiff", "::mlir::ModuleOp"> {
     (possibly through reshape/transpose/broadcast/cast) and `dgrad`
     otherwise. With `optimizer=none` the function is `@<name>_grad` and
     returns the loss and one gradient per parameter (for gradient checks).
+    With `eval=true` it also emits `@<name>_eval`: the forward pass with the
+    parameters as arguments ({lpc.state = "param"}), returning the loss
+    {lpc.metric = "loss"} and, when the loss is a cross-entropy, its logits
+    {lpc.metric = "logits"} (for accuracy).
 
     Each op has a vector-Jacobian rule; ops without one on a path from a
     parameter to the loss are reported with their location. Integer values
@@ -169,6 +173,9 @@ def LpcAutodiff : Pass<"lpc-autodiff", "::mlir::ModuleOp"> {
            "SGD Nesterov momentum">,
     Option<"clipGradNorm", "clip-grad-norm", "double", /*default=*/"0.0",
            "clip gradients to this global L2 norm (0: off)">,
+    Option<"emitEval", "eval", "bool", /*default=*/"false",
+           "also emit @<name>_eval(params, inputs) -> (loss, logits): the "
+           "forward pass with parameters as arguments, for evaluation">,
   ];
 }
 

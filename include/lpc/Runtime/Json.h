@@ -13,7 +13,6 @@
 #include "lpc/Runtime/Error.h"
 
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,7 +66,8 @@ std::string jsonQuote(std::string_view s);
 std::string jsonEscape(std::string_view s);
 
 /// Round-trip number text: "%.9g" for float, "%.17g" for double (parsing the
-/// text back gives the same value, -0 included). Non-finite values have no
+/// text back gives the same value), with ".0" added to integral values ("3.0",
+/// "-0.0") so that readers keep them floating-point and keep -0. Non-finite values have no
 /// JSON form: these return "null" for them (see JsonlWriter for how metrics
 /// record which non-finite value it was).
 std::string jsonNumber(float value);

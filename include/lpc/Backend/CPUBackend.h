@@ -1,0 +1,77 @@
+//===- CPUBackend.h - JIT-compiled lpc functions on the host ----*- C++ -*-===//
+//
+// Compiles one function of an lpc module (a train step, an eval function)
+// to native code with the CPU codegen pipeline and MLIR's ExecutionEngine,
+// and runs it on caller-owned buffers. Arguments and results are described
+// by their lpc.state / lpc.name / lpc.input / lpc.metric attributes, so the
+// caller (lpc-run, lpc-jit) can match state, data and metrics by name.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LPC_BACKEND_CPUBACKEND_H
+#define LPC_BACKEND_CPUBACKEND_H
+
+#include "lpc/Reference/Evaluator.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ExecutionEngine;
+namespace lpc {
+namespace cpu {
+
+/// One argument or result of a compiled function.
+struct Slot {
+  std::string state;  // lpc.state (param, exp_avg, step, fp8_scale, ...)
+  std::string name;   // lpc.name (parameter name), may be empty
+  std::string input;  // lpc.input (data input name)
+  std::string metric; // lpc.metric (loss, logits, grad_norm, ...)
+  std::optional<double> init; // lpc.init: initial value of non-param state
+  ref::DType dtype = ref::DType::f32;
+  std::vector<int64_t> shape;
+  int64_t numElements() const;
+  /// Bytes of the row-major buffer (i1 takes one byte per element).
+  size_t byteSize() const;
+};
+
+class CompiledFunction {
+public:
+  ~CompiledFunction();
+  /// Compiles @`name` of `module` (the module is not modified).
+  static llvm::Expected<std::unique_ptr<CompiledFunction>>
+  compile(ModuleOp module, llvm::StringRef name);
+
+  const std::vector<Slot> &args() const { return argSlots; }
+  const std::vector<Slot> &results() const { return resultSlots; }
+  /// Seconds spent in codegen and LLVM compilation.
+  double compileSeconds() const { return seconds; }
+
+  /// Runs the function: one contiguous row-major buffer per argument and per
+  /// result, of the sizes the slots give. Results are written, never read.
+  llvm::Error run(llvm::ArrayRef<const void *> args,
+                  llvm::ArrayRef<void *> results);
+
+private:
+  CompiledFunction() = default;
+  std::unique_ptr<ExecutionEngine> engine;
+  std::string symbol;
+  std::vector<Slot> argSlots, resultSlots;
+  double seconds = 0;
+};
+
+/// Bytes <-> reference tensors (values exactly representable in the dtype).
+void packTensor(const ref::Tensor &t, void *dst);
+ref::Tensor unpackTensor(const Slot &slot, const void *src);
+
+} // namespace cpu
+} // namespace lpc
+} // namespace mlir
+
+#endif // LPC_BACKEND_CPUBACKEND_H
