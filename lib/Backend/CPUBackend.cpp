@@ -2,11 +2,14 @@
 
 #include "lpc/Backend/CPUBackend.h"
 #include "lpc/Conversion/Passes.h"
+#include "lpc/Runtime/Gemm.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/ExecutionEngine/Orc/Shared/ExecutorAddress.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <chrono>
@@ -131,6 +134,17 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name) {
   if (!engine)
     return engine.takeError();
   cf->engine = std::move(*engine);
+  // The GEMM library's entry points (runtime/gemm), by name.
+  cf->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    size_t n = 0;
+    const ::lpc::rt::GemmSymbol *syms = ::lpc::rt::gemmSymbols(&n);
+    for (size_t i = 0; i < n; ++i)
+      map[interner(syms[i].name)] = {
+          llvm::orc::ExecutorAddr::fromPtr(syms[i].address),
+          llvm::JITSymbolFlags::Exported};
+    return map;
+  });
   cf->symbol = ("_mlir_ciface_" + name).str();
   // Compile now rather than at the first call, so that the time is known.
   if (auto sym = cf->engine->lookupPacked(cf->symbol); !sym)

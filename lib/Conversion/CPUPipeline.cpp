@@ -21,6 +21,7 @@ static const char *kCPUPipeline =
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"
     "buffer-deallocation-pipeline,"
+    "lpc-gemm-to-calls,"
     "func.func(convert-linalg-to-loops),"
     "lower-affine,convert-scf-to-cf,"
     "arith-expand{include-bf16=true},"

@@ -265,8 +265,13 @@ struct LowerScaledMatmul : OpRewritePattern<ScaledMatmulOp> {
     auto accType = RankedTensorType::get(out.getShape(), rewriter.getF32Type());
     SmallVector<utils::IteratorType> its(nLoops, utils::IteratorType::parallel);
     its.back() = utils::IteratorType::reduction;
+    // fp8 operands decoded to f32 (exact), then the f32 GEMM library.
+    Value lhs = castTensor(rewriter, loc, op.getLhs(),
+                           a.clone(rewriter.getF32Type()));
+    Value rhs = castTensor(rewriter, loc, op.getRhs(),
+                           w.clone(rewriter.getF32Type()));
     Value acc = generic(
-        rewriter, loc, {op.getLhs(), op.getRhs()},
+        rewriter, loc, {lhs, rhs},
         {AffineMap::get(nLoops, 0, aE, ctx), AffineMap::get(nLoops, 0, wE, ctx)},
         filled(rewriter, loc, accType, 0.0),
         AffineMap::get(nLoops, 0, oE, ctx), its,
@@ -274,6 +279,7 @@ struct LowerScaledMatmul : OpRewritePattern<ScaledMatmulOp> {
           return {addf(b, l, v[2], mulf(b, l, v[0], v[1]))};
         },
         true)[0];
+    markGemm(acc, op.getTransposeA(), op.getTransposeB());
     SmallVector<Value> ins{acc, op.getLhsScaleInv(), op.getRhsScaleInv()};
     SmallVector<AffineMap> maps{idMap(ctx, rank),
                                 AffineMap::get(rank, 0, {}, ctx),

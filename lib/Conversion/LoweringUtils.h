@@ -367,6 +367,13 @@ inline llvm::SmallSet<int64_t, 4> axisSet(ArrayRef<int64_t> axes,
   return s;
 }
 
+/// Marks the linalg.generic producing `v` as a GEMM for lpc-gemm-to-calls.
+inline void markGemm(Value v, bool ta, bool tb) {
+  Operation *op = v.getDefiningOp();
+  Builder b(op->getContext());
+  op->setAttr("lpc_gemm", b.getDenseBoolArrayAttr({ta, tb}));
+}
+
 /// Patterns of the other lowering files.
 void populateNormalizationPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);

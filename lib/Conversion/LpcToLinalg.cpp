@@ -122,8 +122,15 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
     Value acc = filled(rewriter, loc, accType, 0.0);
     SmallVector<utils::IteratorType> its(nLoops, utils::IteratorType::parallel);
     its.back() = utils::IteratorType::reduction;
+    // f16 operands are widened first (exact), so that the GEMM library sees
+    // f32; f32 and bf16 go to it as they are.
+    Value lhs = op.getLhs(), rhs = op.getRhs();
+    if (a.getElementType().isF16()) {
+      lhs = castTensor(rewriter, loc, lhs, a.clone(rewriter.getF32Type()));
+      rhs = castTensor(rewriter, loc, rhs, w.clone(rewriter.getF32Type()));
+    }
     Value sum = generic(
-        rewriter, loc, {op.getLhs(), op.getRhs()},
+        rewriter, loc, {lhs, rhs},
         {AffineMap::get(nLoops, 0, aExprs, ctx),
          AffineMap::get(nLoops, 0, wExprs, ctx)},
         acc, AffineMap::get(nLoops, 0, oExprs, ctx), its,
@@ -131,6 +138,7 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
           return {addf(b, l, v[2], mulf(b, l, v[0], v[1]))};
         },
         /*passOutputs=*/true)[0];
+    markGemm(sum, op.getTransposeA(), op.getTransposeB());
     if (out.getElementType() != rewriter.getF32Type())
       sum = elementwise(rewriter, loc, out, sum,
                         [](OpBuilder &, Location, ValueRange v)

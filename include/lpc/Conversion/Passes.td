@@ -27,4 +27,20 @@ def LpcToLinalg : Pass<"lpc-to-linalg", "::mlir::ModuleOp"> {
   ];
 }
 
+def LpcGemmToCalls : Pass<"lpc-gemm-to-calls", "::mlir::ModuleOp"> {
+  let summary = "Replaces bufferized GEMMs with calls to the CPU GEMM library";
+  let description = [{
+    Runs after bufferization. Each linalg.generic that lpc-to-linalg made
+    for a GEMM (marked `lpc_gemm = [transpose_a, transpose_b]`) with f32 or
+    bf16 operands and an f32 accumulator becomes a call to
+    `lpc_rt_gemm_f32` / `lpc_rt_gemm_bf16` (runtime/gemm, C interface), on
+    rank-3 views [batch, rows, cols] of its operands. The library
+    overwrites the accumulator, so the zero fill before it goes away.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
 #endif // LPC_CONVERSION_PASSES_TD

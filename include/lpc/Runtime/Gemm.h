@@ -1,0 +1,103 @@
+//===- Gemm.h - CPU GEMM entry points of the lpc runtime --------*- C++ -*-===//
+//
+// The batched matrix products that JIT-compiled train steps call on the host.
+// Code lowered with `llvm.emit_c_interface` passes each memref operand as a
+// pointer to its strided descriptor (MLIR's C interface layout):
+//
+//   C[b] = op(A[b]) x op(B[broadcastB ? 0 : b])      (C overwritten, f32)
+//
+//   A: [batch, M, K]            or [batch, K, M] when transA
+//   B: [batch or 1, K, N]       or [batch or 1, N, K] when transB
+//   C: [batch, M, N]            f32
+//
+// Operands are row-major with a unit stride in the last dimension; the other
+// strides (padding) and the descriptor's offset are honoured. BF16 and F16
+// operands are raw 16-bit patterns (bf16: the top half of an f32; f16: IEEE
+// binary16). Products accumulate in f32 in every entry point. Broken
+// descriptors (wrong stride, mismatched sizes, overlapping rows of C) are
+// programming errors of the caller: the entry points print what is wrong to
+// stderr and abort.
+//
+// Back end: oneDNN's matmul primitive (libdnnl), one primitive cached per
+// shape/layout/type. F16 operands are widened to f32 and multiplied in f32
+// (oneDNN 2.6 has no f16 matmul on CPUs without AVX512-FP16). Threads: the
+// OpenMP runtime oneDNN was built with (Debian: GNU libgomp), i.e.
+// OMP_NUM_THREADS, or every CPU of the process's affinity mask when unset;
+// setGemmThreads overrides it.
+// See runtime/gemm/README.md for the measurements behind the choice.
+//
+// The entry points are safe to call from several threads at once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LPC_RUNTIME_GEMM_H
+#define LPC_RUNTIME_GEMM_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lpc {
+namespace rt {
+
+/// A strided memref descriptor of rank R, laid out as MLIR's C interface
+/// passes it (`llvm.emit_c_interface`). Element (i, j, k) lives at
+/// aligned[offset + i*strides[0] + j*strides[1] + k*strides[2]].
+template <typename T, int R> struct MemRef {
+  T *allocated;
+  T *aligned;
+  int64_t offset;
+  int64_t sizes[R];
+  int64_t strides[R];
+};
+
+using MemRef3F32 = MemRef<float, 3>;
+using MemRef3U16 = MemRef<uint16_t, 3>;
+
+/// Threads the entry points use: n > 0 fixes the count, 0 restores the
+/// default (OMP_NUM_THREADS, else every CPU in the process's affinity mask,
+/// as found at the first call). Takes effect at the next call, from any
+/// thread. The caller's own OpenMP setting is left as it was after each call.
+void setGemmThreads(int n);
+/// The thread count the next call will use.
+int gemmThreads();
+
+/// A JIT symbol: name and address of one entry point.
+struct GemmSymbol {
+  const char *name;
+  void *address;
+};
+
+/// Every entry point below, for the JIT to register (e.g. with
+/// mlir::ExecutionEngine::registerSymbols): the names are the ones the
+/// lowered code calls (`_mlir_ciface_lpc_rt_gemm_f32`, ...). Going through
+/// this table also keeps a static LpcGemm from being dropped by the linker.
+const GemmSymbol *gemmSymbols(size_t *count);
+
+} // namespace rt
+} // namespace lpc
+
+extern "C" {
+
+/// f32 x f32 -> f32.
+void _mlir_ciface_lpc_rt_gemm_f32(lpc::rt::MemRef3F32 *A,
+                                  lpc::rt::MemRef3F32 *B,
+                                  lpc::rt::MemRef3F32 *C, int64_t transA,
+                                  int64_t transB, int64_t broadcastB);
+
+/// bf16 x bf16 -> f32 (operands: bf16 bit patterns), f32 accumulation.
+void _mlir_ciface_lpc_rt_gemm_bf16(lpc::rt::MemRef3U16 *A,
+                                   lpc::rt::MemRef3U16 *B,
+                                   lpc::rt::MemRef3F32 *C, int64_t transA,
+                                   int64_t transB, int64_t broadcastB);
+
+/// f16 x f16 -> f32 (operands: IEEE binary16 bit patterns), f32
+/// accumulation: the operands are widened to f32 (exactly) and multiplied
+/// by the f32 path.
+void _mlir_ciface_lpc_rt_gemm_f16(lpc::rt::MemRef3U16 *A,
+                                  lpc::rt::MemRef3U16 *B,
+                                  lpc::rt::MemRef3F32 *C, int64_t transA,
+                                  int64_t transB, int64_t broadcastB);
+
+} // extern "C"
+
+#endif // LPC_RUNTIME_GEMM_H

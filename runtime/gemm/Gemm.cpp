@@ -1,0 +1,620 @@
+//===- Gemm.cpp - CPU GEMM entry points on oneDNN's matmul ----------------===//
+//
+// Each call checks the descriptors, maps them to oneDNN memory descriptors
+// (the transposes and the padding become strides, the batch broadcast a
+// weights batch of 1) and runs a matmul primitive created once per distinct
+// (type, shape, strides) and kept for the life of the process. oneDNN's C
+// API is used on purpose: the runtime is built without exceptions, and
+// dnnl.hpp reports errors by throwing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lpc/Runtime/Gemm.h"
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+// The OpenMP runtime oneDNN runs on (Debian's libdnnl: GNU libgomp, linked
+// explicitly, see CMakeLists.txt); declared here to need no omp.h.
+extern "C" int omp_get_max_threads(void);
+extern "C" void omp_set_num_threads(int);
+
+using lpc::rt::MemRef;
+using lpc::rt::MemRef3F32;
+using lpc::rt::MemRef3U16;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Checking the caller's descriptors
+//===----------------------------------------------------------------------===//
+
+template <typename T>
+void printMemRef(const char *name, const MemRef<T, 3> *m) {
+  if (!m) {
+    std::fprintf(stderr, "  %s: null descriptor\n", name);
+    return;
+  }
+  std::fprintf(stderr,
+               "  %s: aligned=%p offset=%" PRId64 " sizes=[%" PRId64
+               ", %" PRId64 ", %" PRId64 "] strides=[%" PRId64 ", %" PRId64
+               ", %" PRId64 "]\n",
+               name, static_cast<const void *>(m->aligned), m->offset,
+               m->sizes[0], m->sizes[1], m->sizes[2], m->strides[0],
+               m->strides[1], m->strides[2]);
+}
+
+/// Everything one call was given, for the abort message.
+template <typename In> struct CallInfo {
+  const char *entry;
+  const MemRef<In, 3> *A;
+  const MemRef<In, 3> *B;
+  const MemRef3F32 *C;
+  int64_t transA, transB, broadcastB;
+};
+
+template <typename In>
+[[noreturn]] void fail(const CallInfo<In> &call, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+template <typename In>
+[[noreturn]] void fail(const CallInfo<In> &call, const char *fmt, ...) {
+  std::fprintf(stderr, "lpc runtime: %s: invalid call (a bug in the caller): ",
+               call.entry);
+  va_list args;
+  va_start(args, fmt);
+  std::vfprintf(stderr, fmt, args);
+  va_end(args);
+  std::fprintf(stderr,
+               "\n  transA=%" PRId64 " transB=%" PRId64 " broadcastB=%" PRId64
+               "\n",
+               call.transA, call.transB, call.broadcastB);
+  printMemRef("A", call.A);
+  printMemRef("B", call.B);
+  printMemRef("C", call.C);
+  std::fflush(stderr);
+  std::abort();
+}
+
+[[noreturn]] void failDnnl(const char *entry, const char *what,
+                           dnnl_status_t status) {
+  std::fprintf(stderr, "lpc runtime: %s: oneDNN %s failed (dnnl_status %d)\n",
+               entry, what, static_cast<int>(status));
+  std::fflush(stderr);
+  std::abort();
+}
+
+/// One operand as a matrix stack: the physical [batch, rows, cols] of its
+/// descriptor with the strides of size-1 dimensions made canonical (they
+/// address nothing, so the caller may have left anything there).
+struct Operand {
+  const void *data; // aligned + offset
+  int64_t sizes[3];
+  int64_t strides[3];
+  int64_t extentElems; // elements spanned, from data
+};
+
+/// Checks the layout assumptions: non-negative offset and strides, unit
+/// stride in the last dimension, rows that do not overlap each other and
+/// matrices that do not overlap each other.
+template <typename T, typename In>
+Operand checkOperand(const CallInfo<In> &call, const char *name,
+                     const MemRef<T, 3> *m) {
+  if (!m)
+    fail(call, "%s is a null descriptor", name);
+  Operand op;
+  for (int d = 0; d < 3; ++d) {
+    if (m->sizes[d] < 0)
+      fail(call, "%s: negative size in dimension %d", name, d);
+    if (m->strides[d] < 0)
+      fail(call, "%s: negative stride in dimension %d", name, d);
+    op.sizes[d] = m->sizes[d];
+  }
+  if (m->offset < 0)
+    fail(call, "%s: negative offset", name);
+  const int64_t batch = m->sizes[0], rows = m->sizes[1], cols = m->sizes[2];
+  if (cols > 1 && m->strides[2] != 1)
+    fail(call,
+         "%s: the last dimension must be contiguous (stride 1), got stride "
+         "%" PRId64,
+         name, m->strides[2]);
+  op.strides[2] = 1;
+  if (rows > 1 && m->strides[1] < cols)
+    fail(call,
+         "%s: rows overlap: the stride of dimension 1 (%" PRId64
+         ") is less than the row length (%" PRId64 ")",
+         name, m->strides[1], cols);
+  op.strides[1] = rows > 1 ? m->strides[1] : std::max<int64_t>(cols, 1);
+  const int64_t matExtent =
+      rows > 0 && cols > 0 ? (rows - 1) * op.strides[1] + cols : 0;
+  if (batch > 1 && m->strides[0] < matExtent)
+    fail(call,
+         "%s: matrices overlap: the stride of dimension 0 (%" PRId64
+         ") is less than the %" PRId64 " elements one matrix spans",
+         name, m->strides[0], matExtent);
+  op.strides[0] =
+      batch > 1 ? m->strides[0] : std::max<int64_t>(rows * op.strides[1], 1);
+  op.extentElems =
+      batch > 0 && matExtent > 0 ? (batch - 1) * op.strides[0] + matExtent : 0;
+  if (op.extentElems > 0 && !m->aligned)
+    fail(call, "%s: null data pointer", name);
+  op.data = m->aligned + m->offset;
+  return op;
+}
+
+/// The rows of an operand in address order (the checks above guarantee
+/// that rows, and matrices, follow each other without overlapping).
+class RowCursor {
+public:
+  RowCursor(const Operand &op, size_t elem)
+      : base_(reinterpret_cast<uintptr_t>(op.data)), elem_(elem), op_(op) {}
+  bool done() const { return op_.extentElems == 0 || b_ >= op_.sizes[0]; }
+  uintptr_t begin() const {
+    return base_ + (b_ * op_.strides[0] + i_ * op_.strides[1]) * elem_;
+  }
+  uintptr_t end() const { return begin() + op_.sizes[2] * elem_; }
+  void next() {
+    if (++i_ == op_.sizes[1])
+      i_ = 0, ++b_;
+  }
+
+private:
+  uintptr_t base_;
+  size_t elem_;
+  const Operand &op_;
+  int64_t b_ = 0, i_ = 0;
+};
+
+/// Whether two operands share a byte. Exact: column slices of one buffer
+/// that interleave without touching are not an overlap.
+bool overlaps(const Operand &x, size_t xElem, const Operand &y, size_t yElem) {
+  if (x.extentElems == 0 || y.extentElems == 0)
+    return false;
+  const auto xb = reinterpret_cast<uintptr_t>(x.data);
+  const auto yb = reinterpret_cast<uintptr_t>(y.data);
+  if (!(xb < yb + y.extentElems * yElem && yb < xb + x.extentElems * xElem))
+    return false; // disjoint spans: the usual case, O(1)
+  RowCursor cx(x, xElem), cy(y, yElem);
+  while (!cx.done() && !cy.done()) {
+    if (cx.begin() < cy.end() && cy.begin() < cx.end())
+      return true;
+    if (cx.end() <= cy.end())
+      cx.next();
+    else
+      cy.next();
+  }
+  return false;
+}
+
+/// The checked problem: C[b] (M x N) = op(A[b]) (M x K) x op(B[b|0]) (K x N).
+struct Problem {
+  Operand a, b, c;
+  int64_t batch, M, N, K;
+  bool transA, transB, broadcastB;
+};
+
+template <typename In>
+Problem checkCall(const CallInfo<In> &call) {
+  for (int64_t flag : {call.transA, call.transB, call.broadcastB})
+    if (flag != 0 && flag != 1)
+      fail(call, "transA, transB and broadcastB must be 0 or 1");
+  Problem p;
+  p.transA = call.transA, p.transB = call.transB,
+  p.broadcastB = call.broadcastB;
+  p.a = checkOperand(call, "A", call.A);
+  p.b = checkOperand(call, "B", call.B);
+  p.c = checkOperand(call, "C", call.C);
+  p.batch = p.c.sizes[0], p.M = p.c.sizes[1], p.N = p.c.sizes[2];
+  const int64_t aM = p.transA ? p.a.sizes[2] : p.a.sizes[1];
+  const int64_t aK = p.transA ? p.a.sizes[1] : p.a.sizes[2];
+  const int64_t bK = p.transB ? p.b.sizes[2] : p.b.sizes[1];
+  const int64_t bN = p.transB ? p.b.sizes[1] : p.b.sizes[2];
+  p.K = aK;
+  if (p.a.sizes[0] != p.batch)
+    fail(call, "A has %" PRId64 " matrices, C has %" PRId64, p.a.sizes[0],
+         p.batch);
+  const int64_t bBatch = p.broadcastB ? 1 : p.batch;
+  if (p.b.sizes[0] != bBatch)
+    fail(call, "B has %" PRId64 " matrices, expected %" PRId64 " (%s)",
+         p.b.sizes[0], bBatch,
+         p.broadcastB ? "broadcastB" : "one per matrix of C");
+  if (aM != p.M)
+    fail(call, "op(A) has %" PRId64 " rows, C has %" PRId64, aM, p.M);
+  if (bN != p.N)
+    fail(call, "op(B) has %" PRId64 " columns, C has %" PRId64, bN, p.N);
+  if (bK != p.K)
+    fail(call, "inner dimensions differ: op(A) has %" PRId64
+               " columns, op(B) has %" PRId64 " rows",
+         aK, bK);
+  if (overlaps(p.c, sizeof(float), p.a, sizeof(In)) ||
+      overlaps(p.c, sizeof(float), p.b, sizeof(In)))
+    fail(call, "C overlaps an operand");
+  return p;
+}
+
+//===----------------------------------------------------------------------===//
+// oneDNN
+//===----------------------------------------------------------------------===//
+
+dnnl_engine_t engine(const char *entry) {
+  static dnnl_engine_t eng = [entry] {
+    dnnl_engine_t e = nullptr;
+    if (dnnl_status_t s = dnnl_engine_create(&e, dnnl_cpu, 0))
+      failDnnl(entry, "engine creation", s);
+    return e;
+  }();
+  return eng;
+}
+
+/// One stream per calling thread (oneDNN streams are not thread-safe).
+struct StreamHolder {
+  dnnl_stream_t stream = nullptr;
+  ~StreamHolder() {
+    if (stream)
+      dnnl_stream_destroy(stream);
+  }
+};
+
+dnnl_stream_t stream(const char *entry) {
+  thread_local StreamHolder holder;
+  if (!holder.stream)
+    if (dnnl_status_t s = dnnl_stream_create(&holder.stream, engine(entry),
+                                             dnnl_stream_default_flags))
+      failDnnl(entry, "stream creation", s);
+  return holder.stream;
+}
+
+//===----------------------------------------------------------------------===//
+// Threads
+//===----------------------------------------------------------------------===//
+
+std::atomic<int> requestedThreads{0};
+
+/// OMP_NUM_THREADS or the CPUs of the affinity mask: libgomp's default, read
+/// before this file ever changes it.
+int defaultThreads() {
+  static const int n = std::max(1, omp_get_max_threads());
+  return n;
+}
+
+int wantedThreads() {
+  const int n = requestedThreads.load(std::memory_order_relaxed);
+  return n > 0 ? n : defaultThreads();
+}
+
+/// Sets the calling thread's OpenMP thread count for one call and restores
+/// the caller's afterwards.
+class ThreadScope {
+public:
+  explicit ThreadScope(int want) : prev_(omp_get_max_threads()) {
+    if (prev_ != want)
+      omp_set_num_threads(want);
+  }
+  ~ThreadScope() {
+    if (omp_get_max_threads() != prev_)
+      omp_set_num_threads(prev_);
+  }
+  ThreadScope(const ThreadScope &) = delete;
+  ThreadScope &operator=(const ThreadScope &) = delete;
+
+private:
+  int prev_;
+};
+
+/// Logical (matmul) dims and strides of the three operands, the element type
+/// of A and B and the thread count (oneDNN plans its work split for the
+/// thread count at creation): what determines a primitive.
+struct Key {
+  std::array<int64_t, 20> v;
+  bool operator==(const Key &o) const { return v == o.v; }
+};
+struct KeyHash {
+  size_t operator()(const Key &k) const {
+    uint64_t h = 1469598103934665603ull;
+    for (int64_t x : k.v)
+      h = (h ^ static_cast<uint64_t>(x)) * 1099511628211ull;
+    return static_cast<size_t>(h);
+  }
+};
+
+struct Primitive {
+  dnnl_primitive_t prim = nullptr;
+  dnnl_memory_desc_t a, b, c;
+  dnnl_memory_desc_t scratch; // user-managed scratchpad (see runMatmul)
+  size_t scratchBytes = 0;
+};
+
+/// The calling thread's scratchpad buffer, grown on demand, page aligned.
+struct ScratchHolder {
+  void *data = nullptr;
+  size_t size = 0;
+  ~ScratchHolder() { std::free(data); }
+  void *get(const char *entry, size_t bytes) {
+    if (bytes > size) {
+      std::free(data);
+      size = (bytes + 4095) / 4096 * 4096;
+      data = std::aligned_alloc(4096, size);
+      if (!data) {
+        std::fprintf(stderr,
+                     "lpc runtime: %s: out of memory (%zu-byte scratchpad)\n",
+                     entry, size);
+        std::abort();
+      }
+    }
+    return data;
+  }
+};
+
+/// Logical dims/strides of the matmul operands (src [batch, M, K], weights
+/// [batch|1, K, N], dst [batch, M, N]): a transpose swaps the strides.
+void logicalDesc(const Operand &op, bool trans, dnnl_dims_t dims,
+                 dnnl_dims_t strides) {
+  dims[0] = op.sizes[0];
+  strides[0] = op.strides[0];
+  const int r = trans ? 2 : 1, c = trans ? 1 : 2;
+  dims[1] = op.sizes[r], strides[1] = op.strides[r];
+  dims[2] = op.sizes[c], strides[2] = op.strides[c];
+}
+
+const Primitive &getPrimitive(const char *entry, const Problem &p,
+                              dnnl_data_type_t inType, int threads) {
+  dnnl_dims_t aDims, aStr, bDims, bStr, cDims, cStr;
+  logicalDesc(p.a, p.transA, aDims, aStr);
+  logicalDesc(p.b, p.transB, bDims, bStr);
+  logicalDesc(p.c, false, cDims, cStr);
+  Key key;
+  int n = 0;
+  key.v[n++] = inType;
+  key.v[n++] = threads;
+  for (int d = 0; d < 3; ++d) {
+    key.v[n++] = aDims[d], key.v[n++] = aStr[d];
+    key.v[n++] = bDims[d], key.v[n++] = bStr[d];
+    key.v[n++] = cDims[d], key.v[n++] = cStr[d];
+  }
+
+  static std::mutex mutex;
+  static std::unordered_map<Key, Primitive, KeyHash> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key);
+  if (it != cache.end())
+    return it->second;
+
+  Primitive prim;
+  if (dnnl_status_t s =
+          dnnl_memory_desc_init_by_strides(&prim.a, 3, aDims, inType, aStr))
+    failDnnl(entry, "memory descriptor of A", s);
+  if (dnnl_status_t s =
+          dnnl_memory_desc_init_by_strides(&prim.b, 3, bDims, inType, bStr))
+    failDnnl(entry, "memory descriptor of B", s);
+  if (dnnl_status_t s =
+          dnnl_memory_desc_init_by_strides(&prim.c, 3, cDims, dnnl_f32, cStr))
+    failDnnl(entry, "memory descriptor of C", s);
+  dnnl_matmul_desc_t desc;
+  if (dnnl_status_t s =
+          dnnl_matmul_desc_init(&desc, &prim.a, &prim.b, nullptr, &prim.c))
+    failDnnl(entry, "matmul descriptor", s);
+  dnnl_primitive_attr_t attr = nullptr;
+  if (dnnl_status_t s = dnnl_primitive_attr_create(&attr))
+    failDnnl(entry, "attribute creation", s);
+  // f32 stays f32: never let DNNL_DEFAULT_FPMATH_MODE down-convert it.
+  if (dnnl_status_t s =
+          dnnl_primitive_attr_set_fpmath_mode(attr, dnnl_fpmath_mode_strict))
+    failDnnl(entry, "fpmath mode", s);
+  // The scratchpad comes from the calling thread (runMatmul), so concurrent
+  // calls from several threads never share one.
+  if (dnnl_status_t s = dnnl_primitive_attr_set_scratchpad_mode(
+          attr, dnnl_scratchpad_mode_user))
+    failDnnl(entry, "scratchpad mode", s);
+  dnnl_primitive_desc_t pd = nullptr;
+  dnnl_status_t s =
+      dnnl_primitive_desc_create(&pd, &desc, attr, engine(entry), nullptr);
+  dnnl_primitive_attr_destroy(attr);
+  if (s)
+    failDnnl(entry, "matmul primitive descriptor", s);
+  if (const dnnl_memory_desc_t *md =
+          dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0)) {
+    prim.scratch = *md;
+    prim.scratchBytes = dnnl_memory_desc_get_size(md);
+  }
+  s = dnnl_primitive_create(&prim.prim, pd);
+  dnnl_primitive_desc_destroy(pd);
+  if (s)
+    failDnnl(entry, "matmul primitive", s);
+  return cache.emplace(key, prim).first->second;
+}
+
+void zeroC(const Problem &p) {
+  float *c = static_cast<float *>(const_cast<void *>(p.c.data));
+  for (int64_t b = 0; b < p.batch; ++b)
+    for (int64_t i = 0; i < p.M; ++i)
+      std::fill_n(c + b * p.c.strides[0] + i * p.c.strides[1], p.N, 0.0f);
+}
+
+void runMatmul(const char *entry, const Problem &p, dnnl_data_type_t inType) {
+  if (p.batch == 0 || p.M == 0 || p.N == 0)
+    return;
+  if (p.K == 0)
+    return zeroC(p);
+  const int threads = wantedThreads();
+  ThreadScope scope(threads);
+  const Primitive &prim = getPrimitive(entry, p, inType, threads);
+  dnnl_engine_t eng = engine(entry);
+  thread_local ScratchHolder scratch;
+  const int nargs = prim.scratchBytes ? 4 : 3;
+  dnnl_memory_t mem[4] = {nullptr, nullptr, nullptr, nullptr};
+  const dnnl_memory_desc_t *mds[4] = {&prim.a, &prim.b, &prim.c,
+                                      &prim.scratch};
+  const void *data[4] = {p.a.data, p.b.data, p.c.data,
+                         nargs == 4 ? scratch.get(entry, prim.scratchBytes)
+                                    : nullptr};
+  for (int i = 0; i < nargs; ++i)
+    if (dnnl_status_t s = dnnl_memory_create(&mem[i], mds[i], eng,
+                                             const_cast<void *>(data[i])))
+      failDnnl(entry, "memory creation", s);
+  dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, mem[0]},
+                             {DNNL_ARG_WEIGHTS, mem[1]},
+                             {DNNL_ARG_DST, mem[2]},
+                             {DNNL_ARG_SCRATCHPAD, mem[3]}};
+  dnnl_stream_t str = stream(entry);
+  if (dnnl_status_t s = dnnl_primitive_execute(prim.prim, str, nargs, args))
+    failDnnl(entry, "matmul execution", s);
+  if (dnnl_status_t s = dnnl_stream_wait(str))
+    failDnnl(entry, "stream wait", s);
+  for (int i = 0; i < nargs; ++i)
+    dnnl_memory_destroy(mem[i]);
+}
+
+//===----------------------------------------------------------------------===//
+// f16: widen to f32, then the f32 path
+//===----------------------------------------------------------------------===//
+
+/// Exact IEEE binary16 -> binary32 (integer code: independent of FTZ/DAZ).
+inline float halfToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t man = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0x1f) // inf / NaN (payload kept)
+    bits = sign | 0x7f800000u | (man << 13);
+  else if (exp != 0) // normal
+    bits = sign | ((exp + 112) << 23) | (man << 13);
+  else if (man == 0) // zero
+    bits = sign;
+  else { // subnormal: man * 2^-24, normalized
+    const int shift = __builtin_clz(man) - 21; // moves the leading 1 to bit 10
+    man = (man << shift) & 0x3ffu;
+    bits = sign | (static_cast<uint32_t>(113 - shift) << 23) | (man << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+void widenRowScalar(const uint16_t *src, float *dst, int64_t n) {
+  for (int64_t j = 0; j < n; ++j)
+    dst[j] = halfToFloat(src[j]);
+}
+
+#if defined(__x86_64__)
+/// The same with F16C (vcvtph2ps is exact, subnormals included).
+__attribute__((target("avx,f16c"))) void widenRowF16C(const uint16_t *src,
+                                                     float *dst, int64_t n) {
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8)
+    _mm256_storeu_ps(dst + j, _mm256_cvtph_ps(_mm_loadu_si128(
+                                  reinterpret_cast<const __m128i *>(src + j))));
+  widenRowScalar(src + j, dst + j, n - j);
+}
+#endif
+
+using WidenRow = void (*)(const uint16_t *, float *, int64_t);
+WidenRow widenRow() {
+#if defined(__x86_64__)
+  static const WidenRow fn =
+      __builtin_cpu_supports("f16c") ? widenRowF16C : widenRowScalar;
+  return fn;
+#else
+  return widenRowScalar;
+#endif
+}
+
+/// Widens the matrices of `op` into `buf`, densely packed (rows of length
+/// sizes[2]); returns the f32 operand that describes it.
+Operand widenHalf(const Operand &op, std::vector<float> &buf) {
+  const int64_t batch = op.sizes[0], rows = op.sizes[1], cols = op.sizes[2];
+  buf.resize(static_cast<size_t>(batch * rows * cols));
+  const uint16_t *src = static_cast<const uint16_t *>(op.data);
+  const WidenRow widen = widenRow();
+  float *dst = buf.data();
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < rows; ++i, dst += cols)
+      widen(src + b * op.strides[0] + i * op.strides[1], dst, cols);
+  Operand w = op;
+  w.data = buf.data();
+  w.strides[2] = 1;
+  w.strides[1] = std::max<int64_t>(cols, 1);
+  w.strides[0] = std::max<int64_t>(rows * w.strides[1], 1);
+  w.extentElems = batch * rows * cols;
+  return w;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+extern "C" void _mlir_ciface_lpc_rt_gemm_f32(MemRef3F32 *A, MemRef3F32 *B,
+                                             MemRef3F32 *C, int64_t transA,
+                                             int64_t transB,
+                                             int64_t broadcastB) {
+  const char *entry = "lpc_rt_gemm_f32";
+  CallInfo<float> call{entry, A, B, C, transA, transB, broadcastB};
+  runMatmul(entry, checkCall(call), dnnl_f32);
+}
+
+extern "C" void _mlir_ciface_lpc_rt_gemm_bf16(MemRef3U16 *A, MemRef3U16 *B,
+                                              MemRef3F32 *C, int64_t transA,
+                                              int64_t transB,
+                                              int64_t broadcastB) {
+  const char *entry = "lpc_rt_gemm_bf16";
+  CallInfo<uint16_t> call{entry, A, B, C, transA, transB, broadcastB};
+  runMatmul(entry, checkCall(call), dnnl_bf16);
+}
+
+extern "C" void _mlir_ciface_lpc_rt_gemm_f16(MemRef3U16 *A, MemRef3U16 *B,
+                                             MemRef3F32 *C, int64_t transA,
+                                             int64_t transB,
+                                             int64_t broadcastB) {
+  const char *entry = "lpc_rt_gemm_f16";
+  CallInfo<uint16_t> call{entry, A, B, C, transA, transB, broadcastB};
+  Problem p = checkCall(call);
+  if (p.batch == 0 || p.M == 0 || p.N == 0)
+    return;
+  if (p.K == 0)
+    return zeroC(p);
+  thread_local std::vector<float> aBuf, bBuf;
+  p.a = widenHalf(p.a, aBuf);
+  p.b = widenHalf(p.b, bBuf);
+  runMatmul(entry, p, dnnl_f32);
+}
+
+namespace lpc {
+namespace rt {
+
+void setGemmThreads(int n) {
+  requestedThreads.store(n > 0 ? n : 0, std::memory_order_relaxed);
+}
+
+int gemmThreads() { return wantedThreads(); }
+
+const GemmSymbol *gemmSymbols(size_t *count) {
+  static const GemmSymbol symbols[] = {
+      {"_mlir_ciface_lpc_rt_gemm_f32",
+       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_f32)},
+      {"_mlir_ciface_lpc_rt_gemm_bf16",
+       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_bf16)},
+      {"_mlir_ciface_lpc_rt_gemm_f16",
+       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_f16)},
+  };
+  *count = sizeof(symbols) / sizeof(symbols[0]);
+  return symbols;
+}
+
+} // namespace rt
+} // namespace lpc

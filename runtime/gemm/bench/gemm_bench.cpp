@@ -1,0 +1,578 @@
+//===- gemm_bench.cpp - CPU GEMM back ends on lpc's train-step shapes -----===//
+//
+// Prints GFLOP/s (median over rounds) for the GEMMs of two train steps:
+//   mlp: 784-1024-1024-10, batch 256 (fprop, dgrad, wgrad of every layer)
+//   tfm: one transformer block, 2048 tokens (16 x 128), d 512, mlp 2048,
+//        attention 16 x 8 heads of 128 x 128 x 64
+// for these back ends:
+//   dnnl-f32     oneDNN matmul primitive, f32, through LpcGemm's entry point
+//   dnnl-bf16    oneDNN matmul primitive, bf16 x bf16 -> f32, through LpcGemm
+//   f16-wide     LpcGemm's f16 entry point (widen to f32, then dnnl-f32)
+//   dnnl_sgemm   oneDNN's BLAS-like dnnl_sgemm, f32, a loop over the batch
+//   oblas:<core> OpenBLAS cblas_sgemm (dlopen'ed libopenblas.so.0) in a child
+//                process per OPENBLAS_CORETYPE setting (the library reads it
+//                once, when it loads): "-" = unset, "env" = as inherited
+//   naive        i-k-j triple loop, f32, one thread (reference point)
+// The machine is shared and noisy: each round runs every back end on every
+// shape (in-process back ends interleaved per shape, in a rotating order),
+// and the tables give medians over the rounds.
+//
+//   lpc-gemm-bench [--rounds N] [--min-ms MS] [--filter SUBSTR] [--no-naive]
+//                  [--no-openblas] [--coretypes -,Haswell,SkylakeX,Zen]
+//
+//===----------------------------------------------------------------------===//
+
+#include "lpc/Runtime/Gemm.h"
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+using lpc::rt::MemRef;
+
+namespace {
+
+struct Shape {
+  const char *model;
+  const char *name;
+  int64_t batch, M, N, K;
+  bool tA, tB, bc;
+  double gflop() const { return 2.0 * batch * M * N * K * 1e-9; }
+};
+
+// Weights are [in, out]; y = x W, dx = dy W^T (transB), dW = x^T dy (transA).
+const Shape kShapes[] = {
+    {"mlp", "L1 fprop", 1, 256, 1024, 784, false, false, false},
+    {"mlp", "L1 dgrad", 1, 256, 784, 1024, false, true, false},
+    {"mlp", "L1 wgrad", 1, 784, 1024, 256, true, false, false},
+    {"mlp", "L2 fprop", 1, 256, 1024, 1024, false, false, false},
+    {"mlp", "L2 dgrad", 1, 256, 1024, 1024, false, true, false},
+    {"mlp", "L2 wgrad", 1, 1024, 1024, 256, true, false, false},
+    {"mlp", "L3 fprop", 1, 256, 10, 1024, false, false, false},
+    {"mlp", "L3 dgrad", 1, 256, 1024, 10, false, true, false},
+    {"mlp", "L3 wgrad", 1, 1024, 10, 256, true, false, false},
+    {"tfm", "proj fprop (x4)", 1, 2048, 512, 512, false, false, false},
+    {"tfm", "proj dgrad (x4)", 1, 2048, 512, 512, false, true, false},
+    {"tfm", "proj wgrad (x4)", 1, 512, 512, 2048, true, false, false},
+    {"tfm", "up fprop", 1, 2048, 2048, 512, false, false, false},
+    {"tfm", "up dgrad", 1, 2048, 512, 2048, false, true, false},
+    {"tfm", "up wgrad", 1, 512, 2048, 2048, true, false, false},
+    {"tfm", "down fprop", 1, 2048, 512, 2048, false, false, false},
+    {"tfm", "down dgrad", 1, 2048, 2048, 512, false, true, false},
+    {"tfm", "down wgrad", 1, 2048, 512, 2048, true, false, false},
+    {"tfm", "QK^T (x2: +dP=dO V^T)", 128, 128, 128, 64, false, true, false},
+    {"tfm", "PV (x2: +dQ=dS K)", 128, 128, 64, 128, false, false, false},
+    {"tfm", "dV=P^T dO (x2: +dK)", 128, 128, 64, 128, true, false, false},
+};
+constexpr int kNumShapes = sizeof(kShapes) / sizeof(kShapes[0]);
+// How often each shape occurs in its train step (for the per-step totals).
+const int kCount[kNumShapes] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 4,
+                                4, 1, 1, 1, 1, 1, 1, 2, 2, 2};
+
+double now() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+/// Calls fn once (warm-up: primitive creation, page faults), then repeatedly
+/// until minSeconds have passed (at least twice); returns GFLOP/s.
+double measure(const Shape &s, double minSeconds,
+               const std::function<void()> &fn) {
+  fn();
+  int reps = 0;
+  const double t0 = now();
+  double t;
+  do {
+    fn();
+    ++reps;
+    t = now() - t0;
+  } while (t < minSeconds || reps < 2);
+  return s.gflop() * reps / t;
+}
+
+/// One shape's operands, physical layouts, f32 and bf16 copies.
+struct Operands {
+  std::vector<float> a, b, c;
+  std::vector<uint16_t> a16, b16, ah;
+  MemRef<float, 3> A, B, C;
+  MemRef<uint16_t, 3> A16, B16, AH, BH;
+  std::vector<uint16_t> bh;
+  int64_t aRows, aCols, bRows, bCols, bBatch;
+};
+
+template <typename T>
+MemRef<T, 3> desc(std::vector<T> &v, int64_t batch, int64_t rows,
+                  int64_t cols) {
+  return MemRef<T, 3>{v.data(), v.data(), 0, {batch, rows, cols},
+                      {rows * cols, cols, 1}};
+}
+
+void makeOperands(const Shape &s, Operands &o) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  o.aRows = s.tA ? s.K : s.M, o.aCols = s.tA ? s.M : s.K;
+  o.bRows = s.tB ? s.N : s.K, o.bCols = s.tB ? s.K : s.N;
+  o.bBatch = s.bc ? 1 : s.batch;
+  o.a.resize(s.batch * o.aRows * o.aCols);
+  o.b.resize(o.bBatch * o.bRows * o.bCols);
+  o.c.assign(s.batch * s.M * s.N, 0.0f);
+  for (float &x : o.a)
+    x = dist(rng);
+  for (float &x : o.b)
+    x = dist(rng);
+  auto toBf16 = [](const std::vector<float> &v) {
+    std::vector<uint16_t> r(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, &v[i], 4);
+      r[i] = static_cast<uint16_t>(bits >> 16);
+    }
+    return r;
+  };
+  auto toF16 = [](const std::vector<float> &v) {
+    std::vector<uint16_t> r(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      _Float16 h = static_cast<_Float16>(v[i]);
+      std::memcpy(&r[i], &h, 2);
+    }
+    return r;
+  };
+  o.a16 = toBf16(o.a), o.b16 = toBf16(o.b);
+  o.ah = toF16(o.a), o.bh = toF16(o.b);
+  o.A = desc(o.a, s.batch, o.aRows, o.aCols);
+  o.B = desc(o.b, o.bBatch, o.bRows, o.bCols);
+  o.C = desc(o.c, s.batch, s.M, s.N);
+  o.A16 = desc(o.a16, s.batch, o.aRows, o.aCols);
+  o.B16 = desc(o.b16, o.bBatch, o.bRows, o.bCols);
+  o.AH = desc(o.ah, s.batch, o.aRows, o.aCols);
+  o.BH = desc(o.bh, o.bBatch, o.bRows, o.bCols);
+}
+
+/// The textbook loops: i-k-j (unit-stride inner loop over B's rows), or the
+/// i-j-k dot product when B is transposed (then B's rows are the columns).
+void naive(const Shape &s, Operands &o) {
+  for (int64_t b = 0; b < s.batch; ++b) {
+    const float *A = o.a.data() + b * o.aRows * o.aCols;
+    const float *B = o.b.data() + (s.bc ? 0 : b) * o.bRows * o.bCols;
+    float *C = o.c.data() + b * s.M * s.N;
+    for (int64_t i = 0; i < s.M; ++i) {
+      float *c = C + i * s.N;
+      if (s.tB) {
+        for (int64_t j = 0; j < s.N; ++j) {
+          float acc = 0;
+          for (int64_t k = 0; k < s.K; ++k)
+            acc += (s.tA ? A[k * s.M + i] : A[i * s.K + k]) * B[j * s.K + k];
+          c[j] = acc;
+        }
+        continue;
+      }
+      std::fill_n(c, s.N, 0.0f);
+      for (int64_t k = 0; k < s.K; ++k) {
+        const float a = s.tA ? A[k * s.M + i] : A[i * s.K + k];
+        const float *brow = B + k * s.N;
+        for (int64_t j = 0; j < s.N; ++j)
+          c[j] += a * brow[j];
+      }
+    }
+  }
+}
+
+void dnnlSgemm(const Shape &s, Operands &o) {
+  for (int64_t b = 0; b < s.batch; ++b) {
+    const float *A = o.a.data() + b * o.aRows * o.aCols;
+    const float *B = o.b.data() + (s.bc ? 0 : b) * o.bRows * o.bCols;
+    float *C = o.c.data() + b * s.M * s.N;
+    if (dnnl_sgemm(s.tA ? 'T' : 'N', s.tB ? 'T' : 'N', s.M, s.N, s.K, 1.0f, A,
+                   o.aCols, B, o.bCols, 0.0f, C, s.N) != dnnl_success) {
+      std::fprintf(stderr, "dnnl_sgemm failed\n");
+      std::exit(1);
+    }
+  }
+}
+
+int threadCount() {
+  int n = 0;
+  if (DIR *d = opendir("/proc/self/task")) {
+    while (dirent *e = readdir(d))
+      n += e->d_name[0] != '.';
+    closedir(d);
+  }
+  return n;
+}
+
+const char *isaName(dnnl_cpu_isa_t isa) {
+  switch (isa) {
+  case dnnl_cpu_isa_sse41: return "sse41";
+  case dnnl_cpu_isa_avx: return "avx";
+  case dnnl_cpu_isa_avx2: return "avx2";
+  case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
+  case dnnl_cpu_isa_avx512_core: return "avx512_core";
+  case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
+  case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
+  case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
+  default: return "other";
+  }
+}
+
+bool selected(const Shape &s, const std::string &filter) {
+  return filter.empty() ||
+         (std::string(s.model) + " " + s.name).find(filter) != std::string::npos;
+}
+
+//===----------------------------------------------------------------------===//
+// OpenBLAS child: loads the library under the inherited OPENBLAS_CORETYPE,
+// runs every selected shape once, prints "core", "threads" and "shape" lines.
+//===----------------------------------------------------------------------===//
+
+int openblasChild(double minSeconds, const std::string &filter) {
+  void *lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    std::printf("error %s\n", dlerror());
+    return 1;
+  }
+  using Sgemm = void (*)(int, int, int, int, int, int, float, const float *,
+                         int, const float *, int, float, float *, int);
+  auto sgemm = reinterpret_cast<Sgemm>(dlsym(lib, "cblas_sgemm"));
+  auto corename =
+      reinterpret_cast<char *(*)()>(dlsym(lib, "openblas_get_corename"));
+  auto nthreads =
+      reinterpret_cast<int (*)()>(dlsym(lib, "openblas_get_num_threads"));
+  if (!sgemm) {
+    std::printf("error no cblas_sgemm\n");
+    return 1;
+  }
+  std::printf("core %s\nthreads %d\n", corename ? corename() : "?",
+              nthreads ? nthreads() : -1);
+  enum { RowMajor = 101, NoTrans = 111, Trans = 112 };
+  for (int i = 0; i < kNumShapes; ++i) {
+    const Shape &s = kShapes[i];
+    if (!selected(s, filter))
+      continue;
+    Operands o;
+    makeOperands(s, o);
+    double g = measure(s, minSeconds, [&] {
+      for (int64_t b = 0; b < s.batch; ++b)
+        sgemm(RowMajor, s.tA ? Trans : NoTrans, s.tB ? Trans : NoTrans, s.M,
+              s.N, s.K, 1.0f, o.a.data() + b * o.aRows * o.aCols, o.aCols,
+              o.b.data() + (s.bc ? 0 : b) * o.bRows * o.bCols, o.bCols, 0.0f,
+              o.c.data() + b * s.M * s.N, s.N);
+    });
+    std::printf("shape %d %.3f\n", i, g);
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+struct ChildResult {
+  std::string core;
+  int threads = -1;
+  std::map<int, double> gflops;
+  std::string error;
+};
+
+/// Runs this binary as an OpenBLAS child with OPENBLAS_CORETYPE set to
+/// `coretype` ("-": unset, "env": inherited).
+ChildResult runChild(const std::string &coretype, double minSeconds,
+                     const std::string &filter) {
+  ChildResult r;
+  int fd[2];
+  if (pipe(fd) != 0) {
+    r.error = "pipe";
+    return r;
+  }
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fd[1], 1);
+    close(fd[0]);
+    if (coretype == "-")
+      unsetenv("OPENBLAS_CORETYPE");
+    else if (coretype != "env")
+      setenv("OPENBLAS_CORETYPE", coretype.c_str(), 1);
+    std::string ms = std::to_string(minSeconds * 1e3);
+    execl("/proc/self/exe", "lpc-gemm-bench", "--openblas-child", "--min-ms",
+          ms.c_str(), "--filter", filter.c_str(), (char *)nullptr);
+    _exit(127);
+  }
+  close(fd[1]);
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd[0], buf, sizeof buf)) > 0)
+    out.append(buf, static_cast<size_t>(n));
+  close(fd[0]);
+  int status;
+  waitpid(pid, &status, 0);
+  size_t pos = 0;
+  while (pos < out.size()) {
+    size_t end = out.find('\n', pos);
+    if (end == std::string::npos)
+      end = out.size();
+    std::string line = out.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.rfind("core ", 0) == 0)
+      r.core = line.substr(5);
+    else if (line.rfind("threads ", 0) == 0)
+      r.threads = std::atoi(line.c_str() + 8);
+    else if (line.rfind("error ", 0) == 0)
+      r.error = line.substr(6);
+    else if (line.rfind("shape ", 0) == 0) {
+      int idx;
+      double g;
+      if (std::sscanf(line.c_str(), "shape %d %lf", &idx, &g) == 2)
+        r.gflops[idx] = g;
+    }
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    if (r.error.empty())
+      r.error = "child failed";
+  return r;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty())
+    return NAN;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::vector<std::string> split(const std::string &s, char sep) {
+  std::vector<std::string> r;
+  size_t pos = 0;
+  while (true) {
+    size_t end = s.find(sep, pos);
+    r.push_back(s.substr(pos, end - pos));
+    if (end == std::string::npos)
+      break;
+    pos = end + 1;
+  }
+  return r;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int rounds = 5;
+  double minSeconds = 0.1;
+  std::string filter;
+  bool runNaive = true, runOpenblas = true, child = false;
+  std::string coretypes = "-,Haswell,SkylakeX,Zen";
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--rounds")
+      rounds = std::atoi(next().c_str());
+    else if (a == "--min-ms")
+      minSeconds = std::atof(next().c_str()) * 1e-3;
+    else if (a == "--filter")
+      filter = next();
+    else if (a == "--no-naive")
+      runNaive = false;
+    else if (a == "--no-openblas")
+      runOpenblas = false;
+    else if (a == "--coretypes")
+      coretypes = next();
+    else if (a == "--openblas-child")
+      child = true;
+    else {
+      std::fprintf(stderr,
+                   "usage: lpc-gemm-bench [--rounds N] [--min-ms MS] "
+                   "[--filter SUBSTR] [--no-naive] [--no-openblas] "
+                   "[--coretypes -,Haswell,SkylakeX,Zen]\n");
+      return 2;
+    }
+  }
+  if (child)
+    return openblasChild(minSeconds, filter);
+
+  // Columns: in-process back ends, then one per OpenBLAS core type.
+  struct Backend {
+    std::string name;
+    std::function<void(const Shape &, Operands &)> run;
+    int threads = 0; // LpcGemm's setGemmThreads; 0: the default
+  };
+  std::vector<Backend> inproc = {
+      {"dnnl-f32",
+       [](const Shape &s, Operands &o) {
+         _mlir_ciface_lpc_rt_gemm_f32(&o.A, &o.B, &o.C, s.tA, s.tB, s.bc);
+       }},
+      {"dnnl-bf16",
+       [](const Shape &s, Operands &o) {
+         _mlir_ciface_lpc_rt_gemm_bf16(&o.A16, &o.B16, &o.C, s.tA, s.tB, s.bc);
+       }},
+      {"f16-wide",
+       [](const Shape &s, Operands &o) {
+         _mlir_ciface_lpc_rt_gemm_f16(&o.AH, &o.BH, &o.C, s.tA, s.tB, s.bc);
+       }},
+      {"dnnl_sgemm", dnnlSgemm},
+      {"dnnl-f32/1t",
+       [](const Shape &s, Operands &o) {
+         _mlir_ciface_lpc_rt_gemm_f32(&o.A, &o.B, &o.C, s.tA, s.tB, s.bc);
+       },
+       1},
+      {"dnnl-bf16/1t",
+       [](const Shape &s, Operands &o) {
+         _mlir_ciface_lpc_rt_gemm_bf16(&o.A16, &o.B16, &o.C, s.tA, s.tB, s.bc);
+       },
+       1},
+  };
+  std::vector<std::string> cores;
+  if (runOpenblas)
+    cores = split(coretypes, ',');
+  std::vector<std::string> columns;
+  for (auto &b : inproc)
+    columns.push_back(b.name);
+  for (auto &c : cores)
+    columns.push_back("oblas:" + c);
+  if (runNaive)
+    columns.push_back("naive");
+  const int nCols = static_cast<int>(columns.size());
+
+  const dnnl_version_t *v = dnnl_version();
+  const char *envCore = std::getenv("OPENBLAS_CORETYPE");
+  const char *envOmp = std::getenv("OMP_NUM_THREADS");
+  std::printf("lpc-gemm-bench: oneDNN %d.%d.%d (cpu runtime %s), ISA %s; "
+              "OMP_NUM_THREADS=%s, OPENBLAS_CORETYPE=%s, %ld CPUs online, "
+              "LpcGemm threads %d\n",
+              v->major, v->minor, v->patch,
+              v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other",
+              isaName(dnnl_get_effective_cpu_isa()), envOmp ? envOmp : "(unset)",
+              envCore ? envCore : "(unset)", sysconf(_SC_NPROCESSORS_ONLN),
+              lpc::rt::gemmThreads());
+  std::printf("%d rounds, >= %.0f ms per measurement; medians in GFLOP/s\n",
+              rounds, minSeconds * 1e3);
+  std::fflush(stdout);
+
+  // results[shape][column] = one value per round
+  std::vector<std::vector<std::vector<double>>> results(
+      kNumShapes, std::vector<std::vector<double>>(nCols));
+  std::map<std::string, std::string> coreNames;
+  std::map<std::string, int> coreThreads;
+  int dnnlThreads = 0;
+  std::vector<Operands> ops(kNumShapes);
+  for (int i = 0; i < kNumShapes; ++i)
+    if (selected(kShapes[i], filter))
+      makeOperands(kShapes[i], ops[i]);
+
+  for (int r = 0; r < rounds; ++r) {
+    std::printf("round %d/%d...\n", r + 1, rounds);
+    std::fflush(stdout);
+    for (int i = 0; i < kNumShapes; ++i) {
+      const Shape &s = kShapes[i];
+      if (!selected(s, filter))
+        continue;
+      const int n = static_cast<int>(inproc.size());
+      for (int j = 0; j < n; ++j) {
+        const int b = (j + r + i) % n; // rotate the order
+        lpc::rt::setGemmThreads(inproc[b].threads);
+        results[i][b].push_back(measure(
+            s, minSeconds, [&] { inproc[b].run(s, ops[i]); }));
+        lpc::rt::setGemmThreads(0);
+      }
+      if (!dnnlThreads)
+        dnnlThreads = threadCount();
+      if (runNaive)
+        results[i][nCols - 1].push_back(
+            measure(s, 0.0, [&] { naive(s, ops[i]); }));
+    }
+    for (size_t c = 0; c < cores.size(); ++c) {
+      ChildResult cr = runChild(cores[c], minSeconds, filter);
+      if (!cr.error.empty()) {
+        std::printf("  OpenBLAS (%s): %s\n", cores[c].c_str(),
+                    cr.error.c_str());
+        continue;
+      }
+      coreNames[cores[c]] = cr.core;
+      coreThreads[cores[c]] = cr.threads;
+      for (auto &[idx, g] : cr.gflops)
+        results[idx][inproc.size() + c].push_back(g);
+    }
+  }
+
+  std::printf("\nthreads in this process after oneDNN ran: %d (main + "
+              "OpenMP workers)\n",
+              dnnlThreads);
+  for (auto &c : cores)
+    std::printf("OpenBLAS with OPENBLAS_CORETYPE=%s: core %s, %d threads\n",
+                c == "-" ? "(unset)" : c == "env" ? (envCore ? envCore : "(unset)")
+                                                  : c.c_str(),
+                coreNames[c].c_str(), coreThreads[c]);
+  auto table = [&](const char *title, bool best) {
+    std::printf("\n%s\n%-4s %-24s %5s %5s %5s %5s %-3s", title, "", "shape",
+                "batch", "M", "N", "K", "op");
+    for (auto &c : columns)
+      std::printf(" %12s", c.c_str());
+    std::printf("\n");
+    std::vector<std::map<std::string, double>> stepMs(nCols);
+    for (int i = 0; i < kNumShapes; ++i) {
+      const Shape &s = kShapes[i];
+      if (!selected(s, filter))
+        continue;
+      char op[4] = {s.tA ? 'T' : 'N', s.tB ? 'T' : 'N', s.bc ? 'b' : ' ', 0};
+      std::printf("%-4s %-24s %5lld %5lld %5lld %5lld %-3s", s.model, s.name,
+                  (long long)s.batch, (long long)s.M, (long long)s.N,
+                  (long long)s.K, op);
+      for (int c = 0; c < nCols; ++c) {
+        const std::vector<double> &v = results[i][c];
+        double m = best ? (v.empty() ? NAN : *std::max_element(v.begin(), v.end()))
+                        : median(v);
+        std::printf(" %12.1f", m);
+        stepMs[c][s.model] += kCount[i] * s.gflop() / m * 1e3;
+      }
+      std::printf("\n");
+    }
+    for (const char *model : {"mlp", "tfm"}) {
+      std::printf("%-4s %-52s", model, "GEMM ms per train step");
+      for (int c = 0; c < nCols; ++c)
+        std::printf(" %12.2f", stepMs[c][model]);
+      std::printf("\n");
+    }
+  };
+  table("GFLOP/s, median over rounds:", false);
+  table("GFLOP/s, best round (the machine when quiet):", true);
+
+  // Per-call overhead of the entry point (descriptor checks, primitive
+  // lookup, memory objects, execute) on a 1x1x1 problem.
+  {
+    float a = 1, b = 2, c = 0;
+    MemRef<float, 3> A{&a, &a, 0, {1, 1, 1}, {1, 1, 1}};
+    MemRef<float, 3> B{&b, &b, 0, {1, 1, 1}, {1, 1, 1}};
+    MemRef<float, 3> C{&c, &c, 0, {1, 1, 1}, {1, 1, 1}};
+    std::vector<double> us;
+    for (int r = 0; r < 5; ++r) {
+      _mlir_ciface_lpc_rt_gemm_f32(&A, &B, &C, 0, 0, 0);
+      const int reps = 20000;
+      double t0 = now();
+      for (int k = 0; k < reps; ++k)
+        _mlir_ciface_lpc_rt_gemm_f32(&A, &B, &C, 0, 0, 0);
+      us.push_back((now() - t0) / reps * 1e6);
+    }
+    std::printf("\nper-call overhead (1x1x1 f32 through LpcGemm): %.2f us "
+                "(median of 5)\n",
+                median(us));
+  }
+  return 0;
+}

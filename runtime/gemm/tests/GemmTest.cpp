@@ -1,0 +1,494 @@
+//===- GemmTest.cpp - the CPU GEMM entry points against a double reference ===//
+//
+// Every entry point (f32, bf16, f16) on random nonzero inputs over a grid of
+// shapes (1, 3, 17, 100 and a few large ones that take oneDNN's blocked
+// kernels), transposes, batches, broadcastB, offsets and padded strides. The
+// reference accumulates in double; the tolerance is the deterministic bound
+// of f32 accumulation, (K + 1) * 2^-24 * sum_k |a_k||b_k|, since the
+// operands are exactly representable (bf16 and f16 values widen to f32
+// exactly; f32 products round once). Padding and everything around C must
+// stay untouched. Invalid calls must abort with a message naming the fault.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lpc/Runtime/Gemm.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using lpc::rt::MemRef;
+
+static int failures = 0;
+static int checks = 0;
+
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    ++checks;                                                                  \
+    if (!(cond)) {                                                             \
+      ++failures;                                                              \
+      if (failures <= 20) {                                                    \
+        std::fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);   \
+        std::fprintf(stderr, __VA_ARGS__);                                     \
+        std::fprintf(stderr, "\n");                                            \
+      }                                                                        \
+    }                                                                          \
+  } while (0)
+
+namespace {
+
+enum class Kind { F32, BF16, F16 };
+const char *kindName(Kind k) {
+  return k == Kind::F32 ? "f32" : k == Kind::BF16 ? "bf16" : "f16";
+}
+
+float bitsToFloat(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+uint32_t floatToBits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+/// Reference half -> float, by the compiler's _Float16 (an implementation
+/// independent of the runtime's).
+float refHalf(uint16_t h) {
+  _Float16 x;
+  std::memcpy(&x, &h, 2);
+  return static_cast<float>(x);
+}
+
+std::mt19937_64 rng(12345);
+
+/// A random nonzero value of magnitude in [1/8, 2], exactly representable in
+/// the operand format; `bits` is its storage (f32 bits or a 16-bit pattern).
+float randomValue(Kind kind, uint32_t &bits) {
+  std::uniform_real_distribution<float> mag(0.125f, 2.0f);
+  float v = mag(rng) * ((rng() & 1) ? -1.0f : 1.0f);
+  switch (kind) {
+  case Kind::F32:
+    bits = floatToBits(v);
+    return v;
+  case Kind::BF16:
+    bits = floatToBits(v) >> 16; // truncate: still nonzero, exactly bf16
+    return bitsToFloat(bits << 16);
+  case Kind::F16: {
+    _Float16 h = static_cast<_Float16>(v);
+    uint16_t b;
+    std::memcpy(&b, &h, 2);
+    bits = b;
+    return refHalf(b);
+  }
+  }
+  return 0;
+}
+
+/// A physical [batch, rows, cols] operand inside a larger buffer: an offset,
+/// padded rows and padded matrices; the values (as float, exact) alongside.
+template <typename T> struct Buffer {
+  std::vector<T> storage;
+  std::vector<float> values; // the logical value of each storage element
+  MemRef<T, 3> desc;
+  int64_t at(int64_t b, int64_t i, int64_t j) const {
+    return desc.offset + b * desc.strides[0] + i * desc.strides[1] + j;
+  }
+};
+
+template <typename T>
+Buffer<T> makeBuffer(Kind kind, int64_t batch, int64_t rows, int64_t cols,
+                     bool padded) {
+  Buffer<T> buf;
+  const int64_t offset = padded ? 5 : 0;
+  const int64_t rowStride = cols + (padded ? 3 : 0);
+  const int64_t matStride = rows * rowStride + (padded ? 7 : 0);
+  const int64_t total = offset + batch * matStride + (padded ? 11 : 0);
+  buf.storage.resize(static_cast<size_t>(std::max<int64_t>(total, 1)));
+  buf.values.resize(buf.storage.size());
+  for (size_t i = 0; i < buf.storage.size(); ++i) {
+    uint32_t bits;
+    buf.values[i] = randomValue(kind, bits);
+    if constexpr (sizeof(T) == 4)
+      std::memcpy(&buf.storage[i], &bits, 4);
+    else
+      buf.storage[i] = static_cast<T>(bits);
+  }
+  buf.desc.allocated = buf.storage.data();
+  buf.desc.aligned = buf.storage.data();
+  buf.desc.offset = offset;
+  buf.desc.sizes[0] = batch, buf.desc.sizes[1] = rows, buf.desc.sizes[2] = cols;
+  buf.desc.strides[0] = matStride, buf.desc.strides[1] = rowStride;
+  buf.desc.strides[2] = 1;
+  return buf;
+}
+
+void call(Kind kind, void *A, void *B, MemRef<float, 3> *C, int64_t tA,
+          int64_t tB, int64_t bc) {
+  switch (kind) {
+  case Kind::F32:
+    _mlir_ciface_lpc_rt_gemm_f32(static_cast<MemRef<float, 3> *>(A),
+                                 static_cast<MemRef<float, 3> *>(B), C, tA, tB,
+                                 bc);
+    break;
+  case Kind::BF16:
+    _mlir_ciface_lpc_rt_gemm_bf16(static_cast<MemRef<uint16_t, 3> *>(A),
+                                  static_cast<MemRef<uint16_t, 3> *>(B), C, tA,
+                                  tB, bc);
+    break;
+  case Kind::F16:
+    _mlir_ciface_lpc_rt_gemm_f16(static_cast<MemRef<uint16_t, 3> *>(A),
+                                 static_cast<MemRef<uint16_t, 3> *>(B), C, tA,
+                                 tB, bc);
+    break;
+  }
+}
+
+int gemmsRun = 0;
+
+/// One GEMM against the double reference; returns false on a mismatch.
+template <typename T>
+bool checkGemm(Kind kind, int64_t batch, int64_t M, int64_t N, int64_t K,
+               bool tA, bool tB, bool bc, bool padded) {
+  Buffer<T> A = makeBuffer<T>(kind, batch, tA ? K : M, tA ? M : K, padded);
+  Buffer<T> B = makeBuffer<T>(kind, bc ? 1 : batch, tB ? N : K, tB ? K : N,
+                              padded);
+  Buffer<float> C = makeBuffer<float>(Kind::F32, batch, M, N, padded);
+  const std::vector<float> cBefore = C.storage;
+  call(kind, &A.desc, &B.desc, &C.desc, tA, tB, bc);
+  ++gemmsRun;
+
+  const double u = std::ldexp(1.0, -24);
+  const double tol = (K + 1) * u * 1.001;
+  std::vector<bool> isC(C.storage.size(), false);
+  int bad = 0;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double ref = 0, absSum = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          double a = tA ? A.values[A.at(b, k, i)] : A.values[A.at(b, i, k)];
+          int64_t bb = bc ? 0 : b;
+          double w = tB ? B.values[B.at(bb, j, k)] : B.values[B.at(bb, k, j)];
+          ref += a * w;
+          absSum += std::fabs(a * w);
+        }
+        const int64_t idx = C.at(b, i, j);
+        isC[idx] = true;
+        const double got = C.storage[idx];
+        if (!(std::fabs(got - ref) <= tol * absSum) && bad++ < 3)
+          CHECK(false,
+                "%s batch=%lld M=%lld N=%lld K=%lld tA=%d tB=%d bc=%d "
+                "padded=%d: C[%lld,%lld,%lld] = %.9g, reference %.9g "
+                "(bound %.3g)",
+                kindName(kind), (long long)batch, (long long)M, (long long)N,
+                (long long)K, tA, tB, bc, padded, (long long)b, (long long)i,
+                (long long)j, got, ref, tol * absSum);
+      }
+  ++checks;
+  for (size_t i = 0; i < C.storage.size(); ++i)
+    if (!isC[i] && floatToBits(C.storage[i]) != floatToBits(cBefore[i])) {
+      CHECK(false,
+            "%s batch=%lld M=%lld N=%lld K=%lld tA=%d tB=%d bc=%d: element "
+            "%zu outside C (padding) was written",
+            kindName(kind), (long long)batch, (long long)M, (long long)N,
+            (long long)K, tA, tB, bc, i);
+      ++bad;
+      break;
+    }
+  return bad == 0;
+}
+
+bool checkKind(Kind kind, int64_t batch, int64_t M, int64_t N, int64_t K,
+               bool tA, bool tB, bool bc, bool padded) {
+  if (kind == Kind::F32)
+    return checkGemm<float>(kind, batch, M, N, K, tA, tB, bc, padded);
+  return checkGemm<uint16_t>(kind, batch, M, N, K, tA, tB, bc, padded);
+}
+
+void testGrid() {
+  const int64_t small[] = {1, 3, 17, 100};
+  for (Kind kind : {Kind::F32, Kind::BF16, Kind::F16})
+    for (int64_t M : small)
+      for (int64_t N : small)
+        for (int64_t K : small)
+          for (int flags = 0; flags < 8; ++flags) {
+            const bool tA = flags & 1, tB = flags & 2, bc = flags & 4;
+            // batch 1 and 3 (with/without broadcast), dense and padded
+            checkKind(kind, 1, M, N, K, tA, tB, bc, (M + N + K + flags) % 2);
+            checkKind(kind, 3, M, N, K, tA, tB, bc, (M + N + K + flags) % 2);
+            checkKind(kind, 2, M, N, K, tA, tB, bc,
+                      !((M + N + K + flags) % 2));
+          }
+}
+
+void testLarge() {
+  struct Shape {
+    int64_t batch, M, N, K;
+  } shapes[] = {{1, 256, 130, 300}, {2, 129, 257, 64}, {1, 64, 512, 784},
+                {4, 128, 128, 64},  {1, 33, 1024, 10}, {1, 512, 17, 255}};
+  for (Kind kind : {Kind::F32, Kind::BF16, Kind::F16})
+    for (const Shape &s : shapes)
+      for (int flags = 0; flags < 8; ++flags)
+        checkKind(kind, s.batch, s.M, s.N, s.K, flags & 1, flags & 2,
+                  flags & 4, flags % 3 == 0);
+}
+
+/// Empty problems: nothing happens for batch/M/N = 0; K = 0 zeroes C.
+void testEmpty() {
+  for (Kind kind : {Kind::F32, Kind::BF16, Kind::F16}) {
+    Buffer<uint16_t> a16 = makeBuffer<uint16_t>(kind, 2, 3, 0, false);
+    Buffer<uint16_t> b16 = makeBuffer<uint16_t>(kind, 2, 0, 4, false);
+    Buffer<float> a32 = makeBuffer<float>(Kind::F32, 2, 3, 0, false);
+    Buffer<float> b32 = makeBuffer<float>(Kind::F32, 2, 0, 4, false);
+    Buffer<float> C = makeBuffer<float>(Kind::F32, 2, 3, 4, true);
+    void *A = kind == Kind::F32 ? (void *)&a32.desc : (void *)&a16.desc;
+    void *B = kind == Kind::F32 ? (void *)&b32.desc : (void *)&b16.desc;
+    std::vector<float> before = C.storage;
+    call(kind, A, B, &C.desc, 0, 0, 0);
+    bool ok = true;
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t i = 0; i < 3; ++i)
+        for (int64_t j = 0; j < 4; ++j) {
+          ok &= C.storage[C.at(b, i, j)] == 0.0f;
+          before[C.at(b, i, j)] = 0.0f;
+        }
+    CHECK(ok && before == C.storage, "%s: K = 0 must zero C and only C",
+          kindName(kind));
+
+    Buffer<float> C0 = makeBuffer<float>(Kind::F32, 2, 0, 4, true);
+    Buffer<float> a0 = makeBuffer<float>(Kind::F32, 2, 0, 5, false);
+    Buffer<uint16_t> a0h = makeBuffer<uint16_t>(kind, 2, 0, 5, false);
+    Buffer<float> bb = makeBuffer<float>(Kind::F32, 2, 5, 4, false);
+    Buffer<uint16_t> bbh = makeBuffer<uint16_t>(kind, 2, 5, 4, false);
+    before = C0.storage;
+    call(kind, kind == Kind::F32 ? (void *)&a0.desc : (void *)&a0h.desc,
+         kind == Kind::F32 ? (void *)&bb.desc : (void *)&bbh.desc, &C0.desc, 0,
+         0, 0);
+    CHECK(before == C0.storage, "%s: M = 0 must not write", kindName(kind));
+  }
+}
+
+/// Every binary16 pattern through the f16 entry point: C = A x [1.0].
+void testAllHalfPatterns() {
+  std::vector<uint16_t> a(65536);
+  for (uint32_t i = 0; i < 65536; ++i)
+    a[i] = static_cast<uint16_t>(i);
+  uint16_t one = 0x3c00;
+  std::vector<float> c(65536, -7.0f);
+  MemRef<uint16_t, 3> A{a.data(), a.data(), 0, {1, 65536, 1}, {65536, 1, 1}};
+  MemRef<uint16_t, 3> B{&one, &one, 0, {1, 1, 1}, {1, 1, 1}};
+  MemRef<float, 3> C{c.data(), c.data(), 0, {1, 65536, 1}, {65536, 1, 1}};
+  _mlir_ciface_lpc_rt_gemm_f16(&A, &B, &C, 0, 0, 0);
+  int bad = 0;
+  for (uint32_t i = 0; i < 65536; ++i) {
+    const float want = refHalf(static_cast<uint16_t>(i));
+    const bool ok = std::isnan(want) ? std::isnan(c[i]) : c[i] == want;
+    if (!ok && bad++ < 3)
+      CHECK(false, "f16 pattern 0x%04x: got %.9g, want %.9g", i, c[i], want);
+  }
+  CHECK(bad == 0, "%d of 65536 f16 patterns wrong", bad);
+}
+
+/// Two threads at once, each with its own shapes.
+void testThreads() {
+  bool ok[2] = {true, true};
+  std::thread t0([&] {
+    for (int r = 0; r < 20; ++r)
+      ok[0] &= checkKind(Kind::F32, 2, 37, 41, 43, r & 1, r & 2, false, true);
+  });
+  std::thread t1([&] {
+    for (int r = 0; r < 20; ++r)
+      ok[1] &= checkKind(Kind::BF16, 3, 29, 31, 57, r & 1, r & 2, r & 4, true);
+  });
+  t0.join();
+  t1.join();
+  CHECK(ok[0] && ok[1], "concurrent calls");
+}
+
+/// Runs `fn` in a child; it must abort and print `expect` to stderr.
+template <typename Fn> void expectAbort(const char *expect, Fn fn) {
+  int pipefd[2];
+  if (pipe(pipefd) != 0) {
+    CHECK(false, "pipe");
+    return;
+  }
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(pipefd[1], 2);
+    close(pipefd[0]);
+    fn();
+    _exit(0); // returned: not aborted
+  }
+  close(pipefd[1]);
+  std::string err;
+  char chunk[512];
+  ssize_t n;
+  while ((n = read(pipefd[0], chunk, sizeof chunk)) > 0)
+    err.append(chunk, static_cast<size_t>(n));
+  close(pipefd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
+        "expected an abort for \"%s\"", expect);
+  CHECK(err.find(expect) != std::string::npos &&
+            err.find("lpc runtime: lpc_rt_gemm_") != std::string::npos,
+        "abort message lacks \"%s\":\n%s", expect, err.c_str());
+}
+
+void testInvalid() {
+  auto A = makeBuffer<float>(Kind::F32, 2, 4, 5, false);
+  auto B = makeBuffer<float>(Kind::F32, 2, 5, 6, false);
+  auto C = makeBuffer<float>(Kind::F32, 2, 4, 6, false);
+  auto Ah = makeBuffer<uint16_t>(Kind::BF16, 2, 4, 5, false);
+  auto Bh = makeBuffer<uint16_t>(Kind::BF16, 2, 5, 6, false);
+  // Sanity: the valid call does not abort.
+  _mlir_ciface_lpc_rt_gemm_f32(&A.desc, &B.desc, &C.desc, 0, 0, 0);
+
+  expectAbort("the last dimension must be contiguous", [&] {
+    auto a = A.desc;
+    a.strides[2] = 2;
+    _mlir_ciface_lpc_rt_gemm_f32(&a, &B.desc, &C.desc, 0, 0, 0);
+  });
+  expectAbort("rows overlap", [&] {
+    auto c = C.desc;
+    c.strides[1] = 5;
+    _mlir_ciface_lpc_rt_gemm_f32(&A.desc, &B.desc, &c, 0, 0, 0);
+  });
+  expectAbort("matrices overlap", [&] {
+    auto b = Bh.desc;
+    b.strides[0] = 6;
+    _mlir_ciface_lpc_rt_gemm_bf16(&Ah.desc, &b, &C.desc, 0, 0, 0);
+  });
+  expectAbort("inner dimensions differ: op(A) has 5 columns, op(B) has 7", [&] {
+    auto b = makeBuffer<float>(Kind::F32, 2, 7, 6, false);
+    _mlir_ciface_lpc_rt_gemm_f32(&A.desc, &b.desc, &C.desc, 0, 0, 0);
+  });
+  expectAbort("op(A) has 5 rows, C has 4", [&] {
+    _mlir_ciface_lpc_rt_gemm_f32(&A.desc, &B.desc, &C.desc, 1, 0, 0);
+  });
+  expectAbort("B has 2 matrices, expected 1 (broadcastB)", [&] {
+    _mlir_ciface_lpc_rt_gemm_bf16(&Ah.desc, &Bh.desc, &C.desc, 0, 0, 1);
+  });
+  expectAbort("op(B) has 5 columns, C has 6", [&] {
+    _mlir_ciface_lpc_rt_gemm_f16(&Ah.desc, &Bh.desc, &C.desc, 0, 1, 0);
+  });
+  expectAbort("must be 0 or 1", [&] {
+    _mlir_ciface_lpc_rt_gemm_f32(&A.desc, &B.desc, &C.desc, 0, 2, 0);
+  });
+  expectAbort("negative offset", [&] {
+    auto c = C.desc;
+    c.offset = -1;
+    _mlir_ciface_lpc_rt_gemm_f32(&A.desc, &B.desc, &c, 0, 0, 0);
+  });
+  expectAbort("C overlaps an operand", [&] {
+    // C as a view of A's storage (the call aborts before writing).
+    MemRef<float, 3> c{A.storage.data(), A.storage.data(), 2, {2, 4, 6},
+                       {24, 6, 1}};
+    _mlir_ciface_lpc_rt_gemm_f32(&A.desc, &B.desc, &c, 0, 0, 0);
+  });
+  expectAbort("A is a null descriptor", [&] {
+    _mlir_ciface_lpc_rt_gemm_f32(nullptr, &B.desc, &C.desc, 0, 0, 0);
+  });
+}
+
+/// setGemmThreads: one thread, then back to the default (2 here or more).
+void testThreadCount() {
+  const int def = lpc::rt::gemmThreads();
+  CHECK(def >= 1, "default gemm threads %d", def);
+  lpc::rt::setGemmThreads(1);
+  CHECK(lpc::rt::gemmThreads() == 1, "setGemmThreads(1)");
+  bool ok = true;
+  for (int flags = 0; flags < 8; ++flags) {
+    ok &= checkKind(Kind::F32, 2, 100, 130, 77, flags & 1, flags & 2, flags & 4,
+                    flags & 1);
+    ok &= checkKind(Kind::BF16, 2, 100, 130, 77, flags & 1, flags & 2,
+                    flags & 4, flags & 2);
+  }
+  lpc::rt::setGemmThreads(0);
+  CHECK(lpc::rt::gemmThreads() == def, "setGemmThreads(0) restores %d", def);
+  for (int flags = 0; flags < 8; ++flags)
+    ok &= checkKind(Kind::F32, 2, 100, 130, 77, flags & 1, flags & 2,
+                    flags & 4, flags & 1);
+  CHECK(ok, "GEMMs with 1 thread and back");
+}
+
+/// C and the operands as interleaved column slices of one buffer (legal: no
+/// element is shared), then the same with one shared column (must abort).
+void testInterleaved() {
+  // One f32 buffer of rows [A: 5 | C: 6 | B-part unused], row stride 16.
+  const int64_t M = 4, K = 5, N = 6, ld = 16;
+  std::vector<float> buf(M * ld);
+  std::vector<float> b(K * N);
+  for (size_t i = 0; i < buf.size(); ++i)
+    buf[i] = 0.25f * static_cast<float>(i % 7) + 0.5f;
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = 0.125f * static_cast<float>(i % 5) - 0.25f;
+  const std::vector<float> orig = buf;
+  MemRef<float, 3> A{buf.data(), buf.data(), 0, {1, M, K}, {M * ld, ld, 1}};
+  MemRef<float, 3> B{b.data(), b.data(), 0, {1, K, N}, {K * N, N, 1}};
+  MemRef<float, 3> C{buf.data(), buf.data(), K, {1, M, N}, {M * ld, ld, 1}};
+  _mlir_ciface_lpc_rt_gemm_f32(&A, &B, &C, 0, 0, 0);
+  bool ok = true;
+  for (int64_t i = 0; i < M; ++i) {
+    for (int64_t j = 0; j < N; ++j) {
+      double ref = 0;
+      for (int64_t k = 0; k < K; ++k)
+        ref += double(orig[i * ld + k]) * b[k * N + j];
+      ok &= std::fabs(buf[i * ld + K + j] - ref) <= 1e-5 * (1 + std::fabs(ref));
+    }
+    for (int64_t j = 0; j < ld; ++j)
+      if (j < K || j >= K + N)
+        ok &= buf[i * ld + j] == orig[i * ld + j];
+  }
+  CHECK(ok, "C interleaved with A in one buffer");
+  expectAbort("C overlaps an operand", [&] {
+    MemRef<float, 3> c = C;
+    c.offset = K - 1; // shares A's last column
+    _mlir_ciface_lpc_rt_gemm_f32(&A, &B, &c, 0, 0, 0);
+  });
+}
+
+void testSymbols() {
+  size_t n = 0;
+  const lpc::rt::GemmSymbol *syms = lpc::rt::gemmSymbols(&n);
+  CHECK(n == 3, "gemmSymbols: %zu entries", n);
+  const char *names[] = {"_mlir_ciface_lpc_rt_gemm_f32",
+                         "_mlir_ciface_lpc_rt_gemm_bf16",
+                         "_mlir_ciface_lpc_rt_gemm_f16"};
+  void *addrs[] = {(void *)&_mlir_ciface_lpc_rt_gemm_f32,
+                   (void *)&_mlir_ciface_lpc_rt_gemm_bf16,
+                   (void *)&_mlir_ciface_lpc_rt_gemm_f16};
+  for (size_t i = 0; i < 3 && i < n; ++i)
+    CHECK(std::strcmp(syms[i].name, names[i]) == 0 && syms[i].address == addrs[i],
+          "gemmSymbols[%zu] = %s", i, syms[i].name);
+}
+
+} // namespace
+
+int main() {
+  testSymbols();
+  testInvalid(); // first: fork before oneDNN starts its threads
+  testInterleaved();
+  testGrid();
+  testLarge();
+  testEmpty();
+  testAllHalfPatterns();
+  testThreads();
+  testThreadCount();
+  std::printf("lpc gemm test: %d GEMMs checked, %d checks, %d failed\n",
+              gemmsRun, checks, failures);
+  return failures ? 1 : 0;
+}
