@@ -25,6 +25,11 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tools = ["lpc-opt", "lpc-model", "lpc-eval", "lpc-gradcheck", "lpc-jit", "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, [config.lpc_tools_dir, config.llvm_tools_dir])
 
+if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
+    config.available_features.add("fashion-mnist")
+tools.append("lpc-run")
+llvm_config.add_tool_substitutions(["lpc-run"], [config.lpc_tools_dir])
+
 if config.have_ptxas:
     config.available_features.add("ptxas")
 
