@@ -246,42 +246,28 @@ struct LowerScaledMatmul : OpRewritePattern<ScaledMatmulOp> {
     MLIRContext *ctx = op.getContext();
     RankedTensorType a = op.getLhs().getType(), w = op.getRhs().getType(),
                      out = op.getType();
-    int64_t rank = out.getRank(), batch = rank - 2;
-    unsigned nLoops = rank + 1;
+    int64_t rank = out.getRank();
     auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    AffineExpr m = d(batch), n = d(batch + 1), k = d(batch + 2);
-    SmallVector<AffineExpr> aE, wE, oE;
-    for (int64_t i = 0; i < batch; ++i) {
-      aE.push_back(d(i));
-      oE.push_back(d(i));
-      if (w.getRank() == a.getRank())
-        wE.push_back(d(i));
-    }
-    aE.append(op.getTransposeA() ? SmallVector<AffineExpr>{k, m}
-                                 : SmallVector<AffineExpr>{m, k});
-    wE.append(op.getTransposeB() ? SmallVector<AffineExpr>{n, k}
-                                 : SmallVector<AffineExpr>{k, n});
-    oE.append({m, n});
+    SmallVector<AffineMap> maps = gemmMaps(ctx, a.getRank(), w.getRank(),
+                                           op.getTransposeA(),
+                                           op.getTransposeB());
     auto accType = RankedTensorType::get(out.getShape(), rewriter.getF32Type());
-    SmallVector<utils::IteratorType> its(nLoops, utils::IteratorType::parallel);
-    its.back() = utils::IteratorType::reduction;
     // fp8 operands decoded to f32 (exact), then the f32 GEMM library.
     Value lhs = castTensor(rewriter, loc, op.getLhs(),
                            a.clone(rewriter.getF32Type()));
     Value rhs = castTensor(rewriter, loc, op.getRhs(),
                            w.clone(rewriter.getF32Type()));
     Value acc = generic(
-        rewriter, loc, {lhs, rhs},
-        {AffineMap::get(nLoops, 0, aE, ctx), AffineMap::get(nLoops, 0, wE, ctx)},
-        filled(rewriter, loc, accType, 0.0),
-        AffineMap::get(nLoops, 0, oE, ctx), its,
+        rewriter, loc, {lhs, rhs}, {maps[0], maps[1]},
+        filled(rewriter, loc, accType, 0.0), maps[2],
+        gemmIterators(a.getRank()),
         [](OpBuilder &b, Location l, ValueRange v) -> SmallVector<Value> {
           return {addf(b, l, v[2], mulf(b, l, v[0], v[1]))};
         },
         true)[0];
     markGemm(acc, op.getTransposeA(), op.getTransposeB());
     SmallVector<Value> ins{acc, op.getLhsScaleInv(), op.getRhsScaleInv()};
-    SmallVector<AffineMap> maps{idMap(ctx, rank),
+    maps = {idMap(ctx, rank),
                                 AffineMap::get(rank, 0, {}, ctx),
                                 AffineMap::get(rank, 0, {}, ctx)};
     if (Value bias = op.getBias()) {

@@ -367,6 +367,37 @@ inline llvm::SmallSet<int64_t, 4> axisSet(ArrayRef<int64_t> axes,
   return s;
 }
 
+/// Indexing maps of a (batched) GEMM over loops [batch..., m, n, k]:
+/// lhs [batch..., m, k] (or k, m), rhs [batch..., k, n] (or n, k; a matrix
+/// shared by all batches when it has rank 2), result [batch..., m, n].
+inline SmallVector<AffineMap> gemmMaps(MLIRContext *ctx, int64_t lhsRank,
+                                       int64_t rhsRank, bool ta, bool tb) {
+  int64_t batch = lhsRank - 2;
+  unsigned nLoops = lhsRank + 1;
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  AffineExpr m = d(batch), n = d(batch + 1), k = d(batch + 2);
+  SmallVector<AffineExpr> aE, wE, oE;
+  for (int64_t i = 0; i < batch; ++i) {
+    aE.push_back(d(i));
+    oE.push_back(d(i));
+    if (rhsRank == lhsRank)
+      wE.push_back(d(i));
+  }
+  aE.append(ta ? SmallVector<AffineExpr>{k, m} : SmallVector<AffineExpr>{m, k});
+  wE.append(tb ? SmallVector<AffineExpr>{n, k} : SmallVector<AffineExpr>{k, n});
+  oE.append({m, n});
+  return {AffineMap::get(nLoops, 0, aE, ctx), AffineMap::get(nLoops, 0, wE, ctx),
+          AffineMap::get(nLoops, 0, oE, ctx)};
+}
+
+/// Iterators of a GEMM: parallel, with the last (k) loop a reduction.
+inline SmallVector<utils::IteratorType> gemmIterators(int64_t lhsRank) {
+  SmallVector<utils::IteratorType> its(lhsRank + 1,
+                                       utils::IteratorType::parallel);
+  its.back() = utils::IteratorType::reduction;
+  return its;
+}
+
 /// Marks the linalg.generic producing `v` as a GEMM for lpc-gemm-to-calls.
 inline void markGemm(Value v, bool ta, bool tb) {
   Operation *op = v.getDefiningOp();

@@ -101,27 +101,11 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
     MLIRContext *ctx = op.getContext();
     RankedTensorType a = op.getLhs().getType(), w = op.getRhs().getType(),
                      out = op.getType();
-    int64_t rank = out.getRank(), batch = rank - 2;
-    // Loops: batch..., m, n, k.
-    unsigned nLoops = rank + 1;
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    AffineExpr m = d(batch), n = d(batch + 1), k = d(batch + 2);
-    SmallVector<AffineExpr> aExprs, wExprs, oExprs;
-    for (int64_t i = 0; i < batch; ++i) {
-      aExprs.push_back(d(i));
-      oExprs.push_back(d(i));
-      if (w.getRank() == a.getRank())
-        wExprs.push_back(d(i));
-    }
-    aExprs.append(op.getTransposeA() ? SmallVector<AffineExpr>{k, m}
-                                     : SmallVector<AffineExpr>{m, k});
-    wExprs.append(op.getTransposeB() ? SmallVector<AffineExpr>{n, k}
-                                     : SmallVector<AffineExpr>{k, n});
-    oExprs.append({m, n});
+    SmallVector<AffineMap> maps = gemmMaps(ctx, a.getRank(), w.getRank(),
+                                           op.getTransposeA(),
+                                           op.getTransposeB());
     auto accType = RankedTensorType::get(out.getShape(), rewriter.getF32Type());
     Value acc = filled(rewriter, loc, accType, 0.0);
-    SmallVector<utils::IteratorType> its(nLoops, utils::IteratorType::parallel);
-    its.back() = utils::IteratorType::reduction;
     // f16 operands are widened first (exact), so that the GEMM library sees
     // f32; f32 and bf16 go to it as they are.
     Value lhs = op.getLhs(), rhs = op.getRhs();
@@ -130,10 +114,8 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
       rhs = castTensor(rewriter, loc, rhs, w.clone(rewriter.getF32Type()));
     }
     Value sum = generic(
-        rewriter, loc, {lhs, rhs},
-        {AffineMap::get(nLoops, 0, aExprs, ctx),
-         AffineMap::get(nLoops, 0, wExprs, ctx)},
-        acc, AffineMap::get(nLoops, 0, oExprs, ctx), its,
+        rewriter, loc, {lhs, rhs}, {maps[0], maps[1]}, acc, maps[2],
+        gemmIterators(a.getRank()),
         [](OpBuilder &b, Location l, ValueRange v) -> SmallVector<Value> {
           return {addf(b, l, v[2], mulf(b, l, v[0], v[1]))};
         },

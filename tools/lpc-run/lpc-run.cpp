@@ -698,6 +698,17 @@ int main(int argc, char **argv) {
       }
     }
     rec.add("lr", lrAt(step, schedule, warmup, totalSteps, minLr));
+    // Per FP8 tensor: this step's amax (the newest history entry) and the
+    // scale the next step will quantize with.
+    for (auto &[key, slot] : stateSlot) {
+      if (slot->state != "fp8_scale" && slot->state != "fp8_amax_history")
+        continue;
+      float v;
+      std::memcpy(&v, state[key].data(), sizeof(float));
+      rec.add((slot->state == "fp8_scale" ? "fp8_scale/" : "fp8_amax/") +
+                  slot->name,
+              v);
+    }
     if (real != modelBatch)
       rec.add("real_rows", real);
     samples += real;
