@@ -1,0 +1,62 @@
+// RUN: lpc-opt %s -split-input-file -lpc-to-linalg | FileCheck %s
+
+// Elementwise ops compute in f32 and round once: bf16 operands are
+// extended in the body, the result truncated.
+// CHECK-LABEL: func.func @gelu_bf16
+// CHECK-NOT: lpc.gelu
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[IN:.*]]: bf16, %{{.*}}: bf16):
+// CHECK: %[[X:.*]] = arith.extf %[[IN]] : bf16 to f32
+// CHECK: math.erf
+// CHECK: %[[R:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK: linalg.yield %[[R]] : bf16
+func.func @gelu_bf16(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+  %y = lpc.gelu %x : tensor<4x8xbf16>
+  return %y : tensor<4x8xbf16>
+}
+
+// -----
+
+// A GEMM accumulates in f32 (a filled f32 accumulator, a reduction loop),
+// is marked for the GEMM library, and is rounded to bf16 afterwards.
+// CHECK-LABEL: func.func @gemm_bf16
+// CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x16xf32>)
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<4x8xbf16>, tensor<16x8xbf16>) outs(%[[ACC]] : tensor<4x16xf32>) attrs =  {lpc_gemm = array<i1: false, true>}
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func @gemm_bf16(%a: tensor<4x8xbf16>, %b: tensor<16x8xbf16>) -> tensor<4x16xbf16> {
+  %y = lpc.matmul %a, %b {transpose_b} : tensor<4x8xbf16>, tensor<16x8xbf16> -> tensor<4x16xbf16>
+  return %y : tensor<4x16xbf16>
+}
+
+// -----
+
+// FP8 conversions are integer code, not arith.truncf to f8 (which has no
+// CPU lowering): a bitcast to i32, rounding by integer addition, select on
+// overflow / NaN, truncation to i8 and a bitcast to the fp8 type.
+// CHECK-LABEL: func.func @quantize
+// CHECK: linalg.generic
+// CHECK: arith.mulf
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+// CHECK: math.roundeven
+// CHECK: arith.trunci %{{.*}} : i32 to i8
+// CHECK: arith.bitcast %{{.*}} : i8 to f8E4M3FN
+// CHECK-NOT: arith.truncf %{{.*}} to f8E4M3FN
+func.func @quantize(%x: tensor<8xf32>, %s: tensor<f32>) -> tensor<8xf8E4M3FN> {
+  %q = lpc.quantize %x, %s : tensor<8xf32> to tensor<8xf8E4M3FN>
+  return %q : tensor<8xf8E4M3FN>
+}
+
+// -----
+
+// Models are not executable: left alone.
+// CHECK-LABEL: func.func @model
+// CHECK: lpc.param
+// CHECK: lpc.matmul
+func.func @model() -> tensor<f32> {
+  %x = lpc.input "x" features : tensor<2x4xf32>
+  %t = lpc.input "t" targets : tensor<2x4xf32>
+  %w = lpc.param "w" ones : tensor<4x4xf32>
+  %h = lpc.matmul %x, %w : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+  %l = lpc.mse_loss %h, %t : tensor<2x4xf32>
+  return %l : tensor<f32>
+}
