@@ -25,6 +25,10 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tools = ["lpc-opt", "lpc-model", "lpc-eval", "lpc-gradcheck", "lpc-jit", "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, [config.lpc_tools_dir, config.llvm_tools_dir])
 
+# libgomp (oneDNN's threads) spins after each GEMM; on a shared 2-core
+# machine that makes every GEMM wait a scheduler tick (runtime/gemm/README.md).
+config.environment["OMP_WAIT_POLICY"] = "passive"
+
 if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
     config.available_features.add("fashion-mnist")
 tools.append("lpc-run")

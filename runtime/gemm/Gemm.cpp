@@ -13,6 +13,10 @@
 
 #include <oneapi/dnnl/dnnl.h>
 
+#if DNNL_VERSION_MAJOR != 2
+#error "LpcGemm is written against the oneDNN 2.x C API (Debian 12: libdnnl-dev 2.6); 3.x replaced the op descriptors and memory descriptors it uses"
+#endif
+
 #include <algorithm>
 #include <array>
 #include <atomic>

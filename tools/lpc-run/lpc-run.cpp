@@ -49,6 +49,7 @@
 #include <cmath>
 #include <cstring>
 #include <sys/resource.h>
+#include <cstdlib>
 #include <unistd.h>
 
 using namespace mlir;
@@ -263,6 +264,16 @@ std::string humanTime(double s) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // oneDNN's OpenMP threads spin after each GEMM unless told otherwise, which
+  // makes GEMMs 5-11x slower when another process holds a core
+  // (runtime/gemm/README.md). libgomp reads the policy when it loads, so set
+  // it and start again.
+  if (!getenv("OMP_WAIT_POLICY") && !getenv("LPC_RUN_REEXEC")) {
+    setenv("OMP_WAIT_POLICY", "passive", 0);
+    setenv("LPC_RUN_REEXEC", "1", 1);
+    execv("/proc/self/exe", argv);
+    // Falls through when exec is impossible: slower, not wrong.
+  }
   llvm::InitLLVM initLLVM(argc, argv);
   registerAllPasses();
   mlpc::registerLpcPasses();

@@ -9,16 +9,22 @@
 //   dnnl-bf16    oneDNN matmul primitive, bf16 x bf16 -> f32, through LpcGemm
 //   f16-wide     LpcGemm's f16 entry point (widen to f32, then dnnl-f32)
 //   dnnl_sgemm   oneDNN's BLAS-like dnnl_sgemm, f32, a loop over the batch
+//   .../1t       the same LpcGemm call with setGemmThreads(1)
+//   .../passive  dnnl-f32 and dnnl-bf16 in a child process started with
+//                OMP_WAIT_POLICY=passive (libgomp reads it once, at load);
+//                also dnnl:active, dnnl:spinN (GOMP_SPINCOUNT=N), dnnl:default
 //   oblas:<core> OpenBLAS cblas_sgemm (dlopen'ed libopenblas.so.0) in a child
 //                process per OPENBLAS_CORETYPE setting (the library reads it
 //                once, when it loads): "-" = unset, "env" = as inherited
-//   naive        i-k-j triple loop, f32, one thread (reference point)
+//   naive        textbook triple loop, f32, one thread (reference point)
 // The machine is shared and noisy: each round runs every back end on every
-// shape (in-process back ends interleaved per shape, in a rotating order),
-// and the tables give medians over the rounds.
+// shape (in-process back ends interleaved per shape, in a rotating order;
+// each child once per round), and the tables give the median and the best
+// of the rounds.
 //
 //   lpc-gemm-bench [--rounds N] [--min-ms MS] [--filter SUBSTR] [--no-naive]
-//                  [--no-openblas] [--coretypes -,Haswell,SkylakeX,Zen]
+//                  [--children oblas:-,oblas:Haswell,...,dnnl:passive]
+//   (--children "" runs no child processes)
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +46,7 @@
 #include <random>
 #include <string>
 #include <sys/wait.h>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -236,14 +243,16 @@ bool selected(const Shape &s, const std::string &filter) {
 }
 
 //===----------------------------------------------------------------------===//
-// OpenBLAS child: loads the library under the inherited OPENBLAS_CORETYPE,
-// runs every selected shape once, prints "core", "threads" and "shape" lines.
+// Child processes: a library setting read once, at load time, needs a process
+// of its own. A child runs every selected shape once and prints
+// "info KEY VALUE" and "result COLUMN SHAPE GFLOPS" lines.
 //===----------------------------------------------------------------------===//
 
-int openblasChild(double minSeconds, const std::string &filter) {
+int openblasChild(const std::string &label, double minSeconds,
+                  const std::string &filter) {
   void *lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
-    std::printf("error %s\n", dlerror());
+    std::printf("info error %s\n", dlerror());
     return 1;
   }
   using Sgemm = void (*)(int, int, int, int, int, int, float, const float *,
@@ -254,10 +263,10 @@ int openblasChild(double minSeconds, const std::string &filter) {
   auto nthreads =
       reinterpret_cast<int (*)()>(dlsym(lib, "openblas_get_num_threads"));
   if (!sgemm) {
-    std::printf("error no cblas_sgemm\n");
+    std::printf("info error no cblas_sgemm\n");
     return 1;
   }
-  std::printf("core %s\nthreads %d\n", corename ? corename() : "?",
+  std::printf("info core %s\ninfo threads %d\n", corename ? corename() : "?",
               nthreads ? nthreads() : -1);
   enum { RowMajor = 101, NoTrans = 111, Trans = 112 };
   for (int i = 0; i < kNumShapes; ++i) {
@@ -273,22 +282,57 @@ int openblasChild(double minSeconds, const std::string &filter) {
               o.b.data() + (s.bc ? 0 : b) * o.bRows * o.bCols, o.bCols, 0.0f,
               o.c.data() + b * s.M * s.N, s.N);
     });
-    std::printf("shape %d %.3f\n", i, g);
+    std::printf("result oblas:%s %d %.3f\n", label.c_str(), i, g);
     std::fflush(stdout);
   }
   return 0;
 }
 
+int dnnlChild(const std::string &label, double minSeconds,
+              const std::string &filter) {
+  std::printf("info threads %d\n", lpc::rt::gemmThreads());
+  for (int i = 0; i < kNumShapes; ++i) {
+    const Shape &s = kShapes[i];
+    if (!selected(s, filter))
+      continue;
+    Operands o;
+    makeOperands(s, o);
+    for (int rep = 0; rep < 2; ++rep) {
+      const int which = (rep + i) % 2;
+      double g = measure(s, minSeconds, [&] {
+        if (which == 0)
+          _mlir_ciface_lpc_rt_gemm_f32(&o.A, &o.B, &o.C, s.tA, s.tB, s.bc);
+        else
+          _mlir_ciface_lpc_rt_gemm_bf16(&o.A16, &o.B16, &o.C, s.tA, s.tB,
+                                        s.bc);
+      });
+      std::printf("result dnnl-%s/%s %d %.3f\n", which ? "bf16" : "f32",
+                  label.c_str(), i, g);
+    }
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+/// A child variant, "oblas:CORE" (OPENBLAS_CORETYPE=CORE; "-" unset, "env"
+/// inherited) or "dnnl:POLICY" (OMP_WAIT_POLICY=POLICY: passive or active),
+/// "dnnl:spinN" (GOMP_SPINCOUNT=N), "dnnl:default" (the inherited setting).
+struct Child {
+  std::string kind, label;
+  std::vector<std::string> columns() const {
+    if (kind == "oblas")
+      return {"oblas:" + label};
+    return {"dnnl-f32/" + label, "dnnl-bf16/" + label};
+  }
+};
+
 struct ChildResult {
-  std::string core;
-  int threads = -1;
-  std::map<int, double> gflops;
+  std::map<std::string, std::string> info;
+  std::vector<std::tuple<std::string, int, double>> results;
   std::string error;
 };
 
-/// Runs this binary as an OpenBLAS child with OPENBLAS_CORETYPE set to
-/// `coretype` ("-": unset, "env": inherited).
-ChildResult runChild(const std::string &coretype, double minSeconds,
+ChildResult runChild(const Child &child, double minSeconds,
                      const std::string &filter) {
   ChildResult r;
   int fd[2];
@@ -301,13 +345,20 @@ ChildResult runChild(const std::string &coretype, double minSeconds,
   if (pid == 0) {
     dup2(fd[1], 1);
     close(fd[0]);
-    if (coretype == "-")
-      unsetenv("OPENBLAS_CORETYPE");
-    else if (coretype != "env")
-      setenv("OPENBLAS_CORETYPE", coretype.c_str(), 1);
+    if (child.kind == "oblas") {
+      if (child.label == "-")
+        unsetenv("OPENBLAS_CORETYPE");
+      else if (child.label != "env")
+        setenv("OPENBLAS_CORETYPE", child.label.c_str(), 1);
+    } else if (child.label.rfind("spin", 0) == 0) {
+      setenv("GOMP_SPINCOUNT", child.label.c_str() + 4, 1);
+    } else if (child.label != "default") {
+      setenv("OMP_WAIT_POLICY", child.label.c_str(), 1);
+    }
     std::string ms = std::to_string(minSeconds * 1e3);
-    execl("/proc/self/exe", "lpc-gemm-bench", "--openblas-child", "--min-ms",
-          ms.c_str(), "--filter", filter.c_str(), (char *)nullptr);
+    execl("/proc/self/exe", "lpc-gemm-bench", "--child", child.kind.c_str(),
+          child.label.c_str(), "--min-ms", ms.c_str(), "--filter",
+          filter.c_str(), (char *)nullptr);
     _exit(127);
   }
   close(fd[1]);
@@ -326,22 +377,22 @@ ChildResult runChild(const std::string &coretype, double minSeconds,
       end = out.size();
     std::string line = out.substr(pos, end - pos);
     pos = end + 1;
-    if (line.rfind("core ", 0) == 0)
-      r.core = line.substr(5);
-    else if (line.rfind("threads ", 0) == 0)
-      r.threads = std::atoi(line.c_str() + 8);
-    else if (line.rfind("error ", 0) == 0)
-      r.error = line.substr(6);
-    else if (line.rfind("shape ", 0) == 0) {
-      int idx;
-      double g;
-      if (std::sscanf(line.c_str(), "shape %d %lf", &idx, &g) == 2)
-        r.gflops[idx] = g;
+    char col[128];
+    int idx;
+    double g;
+    if (line.rfind("info ", 0) == 0) {
+      size_t sp = line.find(' ', 5);
+      r.info[line.substr(5, sp - 5)] =
+          sp == std::string::npos ? "" : line.substr(sp + 1);
+    } else if (std::sscanf(line.c_str(), "result %127s %d %lf", col, &idx,
+                           &g) == 3) {
+      r.results.emplace_back(col, idx, g);
     }
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    if (r.error.empty())
-      r.error = "child failed";
+  if (r.info.count("error"))
+    r.error = r.info["error"];
+  else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    r.error = "child failed";
   return r;
 }
 
@@ -355,6 +406,8 @@ double median(std::vector<double> v) {
 
 std::vector<std::string> split(const std::string &s, char sep) {
   std::vector<std::string> r;
+  if (s.empty())
+    return r;
   size_t pos = 0;
   while (true) {
     size_t end = s.find(sep, pos);
@@ -372,8 +425,10 @@ int main(int argc, char **argv) {
   int rounds = 5;
   double minSeconds = 0.1;
   std::string filter;
-  bool runNaive = true, runOpenblas = true, child = false;
-  std::string coretypes = "-,Haswell,SkylakeX,Zen";
+  bool runNaive = true;
+  std::string childSpec =
+      "dnnl:passive,oblas:-,oblas:Haswell,oblas:SkylakeX,oblas:Zen";
+  std::string childKind, childLabel;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -391,24 +446,25 @@ int main(int argc, char **argv) {
       filter = next();
     else if (a == "--no-naive")
       runNaive = false;
-    else if (a == "--no-openblas")
-      runOpenblas = false;
-    else if (a == "--coretypes")
-      coretypes = next();
-    else if (a == "--openblas-child")
-      child = true;
-    else {
+    else if (a == "--children")
+      childSpec = next();
+    else if (a == "--child") {
+      childKind = next();
+      childLabel = next();
+    } else {
       std::fprintf(stderr,
                    "usage: lpc-gemm-bench [--rounds N] [--min-ms MS] "
-                   "[--filter SUBSTR] [--no-naive] [--no-openblas] "
-                   "[--coretypes -,Haswell,SkylakeX,Zen]\n");
+                   "[--filter SUBSTR] [--no-naive] [--children "
+                   "dnnl:passive,oblas:-,oblas:Haswell,oblas:SkylakeX,"
+                   "oblas:Zen]\n");
       return 2;
     }
   }
-  if (child)
-    return openblasChild(minSeconds, filter);
+  if (childKind == "oblas")
+    return openblasChild(childLabel, minSeconds, filter);
+  if (childKind == "dnnl")
+    return dnnlChild(childLabel, minSeconds, filter);
 
-  // Columns: in-process back ends, then one per OpenBLAS core type.
   struct Backend {
     std::string name;
     std::function<void(const Shape &, Operands &)> run;
@@ -439,38 +495,53 @@ int main(int argc, char **argv) {
        },
        1},
   };
-  std::vector<std::string> cores;
-  if (runOpenblas)
-    cores = split(coretypes, ',');
+  std::vector<Child> children;
+  for (const std::string &spec : split(childSpec, ',')) {
+    size_t colon = spec.find(':');
+    Child c{spec.substr(0, colon),
+            colon == std::string::npos ? "" : spec.substr(colon + 1)};
+    if ((c.kind != "oblas" && c.kind != "dnnl") || c.label.empty()) {
+      std::fprintf(stderr, "bad child spec '%s'\n", spec.c_str());
+      return 2;
+    }
+    children.push_back(c);
+  }
   std::vector<std::string> columns;
   for (auto &b : inproc)
     columns.push_back(b.name);
-  for (auto &c : cores)
-    columns.push_back("oblas:" + c);
+  for (auto &c : children)
+    for (auto &col : c.columns())
+      columns.push_back(col);
   if (runNaive)
     columns.push_back("naive");
   const int nCols = static_cast<int>(columns.size());
+  auto columnIndex = [&](const std::string &name) {
+    for (int c = 0; c < nCols; ++c)
+      if (columns[c] == name)
+        return c;
+    return -1;
+  };
 
   const dnnl_version_t *v = dnnl_version();
   const char *envCore = std::getenv("OPENBLAS_CORETYPE");
   const char *envOmp = std::getenv("OMP_NUM_THREADS");
+  const char *envWait = std::getenv("OMP_WAIT_POLICY");
   std::printf("lpc-gemm-bench: oneDNN %d.%d.%d (cpu runtime %s), ISA %s; "
-              "OMP_NUM_THREADS=%s, OPENBLAS_CORETYPE=%s, %ld CPUs online, "
-              "LpcGemm threads %d\n",
+              "OMP_NUM_THREADS=%s, OMP_WAIT_POLICY=%s, OPENBLAS_CORETYPE=%s, "
+              "%ld CPUs online, LpcGemm threads %d\n",
               v->major, v->minor, v->patch,
               v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other",
               isaName(dnnl_get_effective_cpu_isa()), envOmp ? envOmp : "(unset)",
-              envCore ? envCore : "(unset)", sysconf(_SC_NPROCESSORS_ONLN),
-              lpc::rt::gemmThreads());
-  std::printf("%d rounds, >= %.0f ms per measurement; medians in GFLOP/s\n",
-              rounds, minSeconds * 1e3);
+              envWait ? envWait : "(unset)", envCore ? envCore : "(unset)",
+              sysconf(_SC_NPROCESSORS_ONLN), lpc::rt::gemmThreads());
+  std::printf("%d rounds, >= %.0f ms per measurement\n", rounds,
+              minSeconds * 1e3);
   std::fflush(stdout);
 
   // results[shape][column] = one value per round
   std::vector<std::vector<std::vector<double>>> results(
       kNumShapes, std::vector<std::vector<double>>(nCols));
-  std::map<std::string, std::string> coreNames;
-  std::map<std::string, int> coreThreads;
+  std::map<std::string, std::string> childInfo; // column -> description
   int dnnlThreads = 0;
   std::vector<Operands> ops(kNumShapes);
   for (int i = 0; i < kNumShapes; ++i)
@@ -498,28 +569,30 @@ int main(int argc, char **argv) {
         results[i][nCols - 1].push_back(
             measure(s, 0.0, [&] { naive(s, ops[i]); }));
     }
-    for (size_t c = 0; c < cores.size(); ++c) {
-      ChildResult cr = runChild(cores[c], minSeconds, filter);
+    for (size_t k = 0; k < children.size(); ++k) {
+      const Child &c = children[(k + r) % children.size()];
+      ChildResult cr = runChild(c, minSeconds, filter);
       if (!cr.error.empty()) {
-        std::printf("  OpenBLAS (%s): %s\n", cores[c].c_str(),
+        std::printf("  child %s:%s: %s\n", c.kind.c_str(), c.label.c_str(),
                     cr.error.c_str());
         continue;
       }
-      coreNames[cores[c]] = cr.core;
-      coreThreads[cores[c]] = cr.threads;
-      for (auto &[idx, g] : cr.gflops)
-        results[idx][inproc.size() + c].push_back(g);
+      std::string desc;
+      for (auto &[key, value] : cr.info)
+        desc += (desc.empty() ? "" : ", ") + key + " " + value;
+      for (auto &col : c.columns())
+        childInfo[col] = desc;
+      for (auto &[col, idx, g] : cr.results)
+        if (int ci = columnIndex(col); ci >= 0)
+          results[idx][ci].push_back(g);
     }
   }
 
   std::printf("\nthreads in this process after oneDNN ran: %d (main + "
               "OpenMP workers)\n",
               dnnlThreads);
-  for (auto &c : cores)
-    std::printf("OpenBLAS with OPENBLAS_CORETYPE=%s: core %s, %d threads\n",
-                c == "-" ? "(unset)" : c == "env" ? (envCore ? envCore : "(unset)")
-                                                  : c.c_str(),
-                coreNames[c].c_str(), coreThreads[c]);
+  for (auto &[col, desc] : childInfo)
+    std::printf("%s (child process): %s\n", col.c_str(), desc.c_str());
   auto table = [&](const char *title, bool best) {
     std::printf("\n%s\n%-4s %-24s %5s %5s %5s %5s %-3s", title, "", "shape",
                 "batch", "M", "N", "K", "op");

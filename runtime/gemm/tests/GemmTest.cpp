@@ -118,7 +118,7 @@ Buffer<T> makeBuffer(Kind kind, int64_t batch, int64_t rows, int64_t cols,
   buf.storage.resize(static_cast<size_t>(std::max<int64_t>(total, 1)));
   buf.values.resize(buf.storage.size());
   for (size_t i = 0; i < buf.storage.size(); ++i) {
-    uint32_t bits;
+    uint32_t bits = 0;
     buf.values[i] = randomValue(kind, bits);
     if constexpr (sizeof(T) == 4)
       std::memcpy(&buf.storage[i], &bits, 4);
