@@ -7,6 +7,7 @@
 
 #include "lpc/Dialect/LpcOps.h"
 #include "lpc/Passes/Passes.h"
+#include "lpc/Passes/PrecisionUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -149,21 +150,8 @@ struct LpcModelSummaryPass
       os << "\n";
     }
 
-    if (outputFile == "-") {
-      llvm::errs() << text;
-      return;
-    }
-    if (llvm::Error err = llvm::writeToOutput(
-            outputFile, [&](llvm::raw_ostream &out) -> llvm::Error {
-              out << text;
-              return llvm::Error::success();
-            })) {
-      // The error text names the file; a module location would only say
-      // <unknown> or dump the module.
-      llvm::errs() << "error: lpc-model-summary: cannot write "
-                   << llvm::toString(std::move(err)) << "\n";
+    if (failed(writeReport(text, outputFile, "lpc-model-summary")))
       signalPassFailure();
-    }
   }
 };
 

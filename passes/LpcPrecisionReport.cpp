@@ -594,19 +594,8 @@ struct LpcPrecisionReportPass
       os << "\n";
     }
 
-    if (outputFile == "-") {
-      llvm::errs() << text;
-      return;
-    }
-    if (llvm::Error err = llvm::writeToOutput(
-            outputFile, [&](llvm::raw_ostream &out) -> llvm::Error {
-              out << text;
-              return llvm::Error::success();
-            })) {
-      llvm::errs() << "error: lpc-precision-report: cannot write "
-                   << llvm::toString(std::move(err)) << "\n";
+    if (failed(writeReport(text, outputFile, "lpc-precision-report")))
       signalPassFailure();
-    }
   }
 };
 

@@ -2,6 +2,9 @@
 
 #include "lpc/Passes/PrecisionUtils.h"
 
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
 using namespace mlir;
 using namespace mlir::lpc;
 
@@ -105,4 +108,24 @@ BlockArgument mlir::lpc::findStateArgument(func::FuncOp fn, StringRef state,
       return fn.getArgument(i);
   }
   return {};
+}
+
+LogicalResult mlir::lpc::writeReport(StringRef text, StringRef outputFile,
+                                     StringRef passName) {
+  if (outputFile == "-") {
+    llvm::errs() << text;
+    return success();
+  }
+  if (llvm::Error err = llvm::writeToOutput(
+          outputFile, [&](llvm::raw_ostream &out) -> llvm::Error {
+            out << text;
+            return llvm::Error::success();
+          })) {
+    // The error text names the file; a module location would only say
+    // <unknown> or dump the module.
+    llvm::errs() << "error: " << passName << ": cannot write "
+                 << llvm::toString(std::move(err)) << "\n";
+    return failure();
+  }
+  return success();
 }

@@ -42,6 +42,12 @@ LogicalResult addStateResult(func::FuncOp fn, Value value,
 BlockArgument findStateArgument(func::FuncOp fn, StringRef state,
                                 StringRef name = {});
 
+/// Writes a report of an analysis pass: to stderr for "-", else atomically
+/// to the file (temp file + rename). On failure prints an error naming the
+/// pass and the file and returns failure.
+LogicalResult writeReport(StringRef text, StringRef outputFile,
+                          StringRef passName);
+
 } // namespace lpc
 } // namespace mlir
 
