@@ -35,25 +35,6 @@ std::string shapeString(RankedTensorType t) {
   return s;
 }
 
-std::string humanBytes(uint64_t bytes) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024.0 && u < 4) {
-    v /= 1024.0;
-    ++u;
-  }
-  return u == 0 ? llvm::formatv("{0} B", bytes).str()
-                : llvm::formatv("{0:f2} {1}", v, units[u]).str();
-}
-
-std::string pad(StringRef s, size_t width) {
-  std::string out = s.str();
-  if (out.size() < width)
-    out.append(width - out.size(), ' ');
-  return out;
-}
-
 struct Row {
   std::string what, name, shape, detail;
   uint64_t elements = 0, bytes = 0;
@@ -128,16 +109,16 @@ struct LpcModelSummaryPass
       }
       os << "model @" << fn.getSymName() << "\n";
       os << llvm::formatv("  {0,-5}  {1}  {2}  {3}  {4,12}  {5,10}\n", "kind",
-                          pad("name", wName),
-                          pad("shape", wShape),
-                          pad("init/kind", wDetail),
+                          padRight("name", wName),
+                          padRight("shape", wShape),
+                          padRight("init/kind", wDetail),
                           "elements", "bytes");
       for (const Row &r : rows)
         os << llvm::formatv(
             "  {0,-5}  {1}  {2}  {3}  {4,12}  {5,10}\n", r.what,
-            pad(r.name, wName),
-            pad(r.shape, wShape),
-            pad(r.detail, wDetail),
+            padRight(r.name, wName),
+            padRight(r.shape, wShape),
+            padRight(r.detail, wDetail),
             r.elements, humanBytes(r.bytes));
       os << llvm::formatv("  total: {0} parameters ({1} as FP32 masters), "
                           "{2} of inputs per batch\n",

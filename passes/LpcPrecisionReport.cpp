@@ -41,25 +41,6 @@ namespace {
 // Formatting helpers
 //===----------------------------------------------------------------------===//
 
-std::string humanBytes(uint64_t bytes) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024.0 && u < 4) {
-    v /= 1024.0;
-    ++u;
-  }
-  return u == 0 ? llvm::formatv("{0} B", bytes).str()
-                : llvm::formatv("{0:f2} {1}", v, units[u]).str();
-}
-
-std::string pad(StringRef s, size_t width) {
-  std::string out = s.str();
-  if (out.size() < width)
-    out.append(width - out.size(), ' ');
-  return out;
-}
-
 /// Drops trailing blanks (an empty last column) and ends the line.
 std::string line(std::string s) {
   while (!s.empty() && s.back() == ' ')
@@ -512,9 +493,9 @@ void printTable(const Report &r, llvm::raw_ostream &os) {
   }
   auto rowLine = [&](StringRef op, StringRef loc, StringRef role,
                      StringRef cls, StringRef prec, StringRef reason) {
-    os << line(("  " + pad(op, wOp) + "  " + pad(loc, wLoc) + "  " +
-                pad(role, wRole) + "  " + pad(cls, wCls) + "  " +
-                pad(prec, wPrec) + "  " + reason)
+    os << line(("  " + padRight(op, wOp) + "  " + padRight(loc, wLoc) + "  " +
+                padRight(role, wRole) + "  " + padRight(cls, wCls) + "  " +
+                padRight(prec, wPrec) + "  " + reason)
                    .str());
   };
   rowLine("op", "location", "role", "class", "precision", "reason");

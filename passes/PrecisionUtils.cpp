@@ -3,6 +3,7 @@
 #include "lpc/Passes/PrecisionUtils.h"
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -128,4 +129,23 @@ LogicalResult mlir::lpc::writeReport(StringRef text, StringRef outputFile,
     return failure();
   }
   return success();
+}
+
+std::string mlir::lpc::humanBytes(uint64_t bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024.0 && u < 4) {
+    v /= 1024.0;
+    ++u;
+  }
+  return u == 0 ? llvm::formatv("{0} B", bytes).str()
+                : llvm::formatv("{0:f2} {1}", v, units[u]).str();
+}
+
+std::string mlir::lpc::padRight(StringRef s, size_t width) {
+  std::string out = s.str();
+  if (out.size() < width)
+    out.append(width - out.size(), ' ');
+  return out;
 }

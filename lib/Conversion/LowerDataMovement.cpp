@@ -8,10 +8,6 @@ using namespace mlir::lpc::lowering;
 
 namespace {
 
-AffineMap idMap(MLIRContext *ctx, unsigned rank) {
-  return AffineMap::getMultiDimIdentityMap(rank, ctx);
-}
-
 SmallVector<utils::IteratorType> parallel(unsigned rank) {
   return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
 }

@@ -15,10 +15,6 @@ namespace {
 
 using Axes = llvm::SmallSet<int64_t, 4>;
 
-AffineMap idMap(MLIRContext *ctx, unsigned rank) {
-  return AffineMap::getMultiDimIdentityMap(rank, ctx);
-}
-
 /// Max and sum(exp(x - max)) along `axis` (f32, axis dropped).
 std::pair<Value, Value> softmaxStats(OpBuilder &b, Location loc, Value x,
                                      int64_t axis) {
@@ -278,11 +274,8 @@ struct LowerMse : OpRewritePattern<MseLossOp> {
     MLIRContext *ctx = op.getContext();
     RankedTensorType t = op.getPrediction().getType();
     unsigned rank = t.getRank();
-    Axes all;
-    for (unsigned i = 0; i < rank; ++i)
-      all.insert(i);
     Value s = reduceBody(
-        rewriter, op.getLoc(), t, all, {op.getPrediction(), op.getTarget()},
+        rewriter, op.getLoc(), t, allAxes(rank), {op.getPrediction(), op.getTarget()},
         {idMap(ctx, rank), idMap(ctx, rank)}, {0.0},
         [](OpBuilder &b, Location l, ValueRange v) -> SmallVector<Value> {
           Value d = subf(b, l, v[0], v[1]);

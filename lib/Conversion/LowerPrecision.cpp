@@ -131,10 +131,6 @@ Value mlir::lpc::lowering::encodeFP8(OpBuilder &b, Location l, Value x,
 
 namespace {
 
-AffineMap idMap(MLIRContext *ctx, unsigned rank) {
-  return AffineMap::getMultiDimIdentityMap(rank, ctx);
-}
-
 /// An elementwise op whose result is encoded with saturation (fp8).
 Value elementwiseSat(OpBuilder &b, Location loc, RankedTensorType out,
                      ValueRange inputs, BodyFn body) {
@@ -210,13 +206,6 @@ struct LowerDequantize : OpRewritePattern<DequantizeOp> {
     return success();
   }
 };
-
-llvm::SmallSet<int64_t, 4> allAxes(unsigned rank) {
-  llvm::SmallSet<int64_t, 4> s;
-  for (unsigned i = 0; i < rank; ++i)
-    s.insert(i);
-  return s;
-}
 
 struct LowerAmax : OpRewritePattern<AmaxOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -294,26 +283,15 @@ struct LowerAllFinite : OpRewritePattern<AllFiniteOp> {
   LogicalResult matchAndRewrite(AllFiniteOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto scalar = RankedTensorType::get({}, rewriter.getF32Type());
-    Value bad = filled(rewriter, loc, scalar, 0.0);
-    for (Value in : op.getInputs()) {
-      RankedTensorType t = tt(in);
-      Value c = reduceBody(
-          rewriter, loc, t, allAxes(t.getRank()), in,
-          idMap(op.getContext(), t.getRank()), {0.0},
-          [](OpBuilder &b, Location l, ValueRange v) -> SmallVector<Value> {
-            // x - x is 0 for finite x, NaN for inf and NaN.
-            Value d = subf(b, l, v[0], v[0]);
-            Value fin = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
-                                              d, f32Const(b, l, 0.0));
-            return {addf(b, l, v[1],
-                         arith::SelectOp::create(b, l, fin, f32Const(b, l, 0.0),
-                                                 f32Const(b, l, 1.0)))};
-          })[0];
-      bad = elementwise(rewriter, loc, scalar, {bad, c},
-                        [](OpBuilder &b, Location l, ValueRange v)
-                            -> SmallVector<Value> { return {addf(b, l, v[0], v[1])}; });
-    }
+    // Count of non-finite elements: x - x is 0 for finite x, NaN otherwise.
+    Value bad = sumOverTensors(
+        rewriter, loc, op.getInputs(), [](OpBuilder &b, Location l, Value x) {
+          Value fin = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
+                                            subf(b, l, x, x),
+                                            f32Const(b, l, 0.0));
+          return Value(arith::SelectOp::create(b, l, fin, f32Const(b, l, 0.0),
+                                               f32Const(b, l, 1.0)));
+        });
     Value r = generic(
         rewriter, loc, bad, AffineMap::get(0, 0, {}, op.getContext()),
         emptyLike(rewriter, loc, op.getType()),
@@ -505,19 +483,10 @@ struct LowerClip : OpRewritePattern<ClipByGlobalNormOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto scalar = RankedTensorType::get({}, rewriter.getF32Type());
-    Value sq = filled(rewriter, loc, scalar, 0.0);
-    for (Value g : op.getGrads()) {
-      RankedTensorType t = tt(g);
-      Value s = reduceBody(
-          rewriter, loc, t, allAxes(t.getRank()), g,
-          idMap(op.getContext(), t.getRank()), {0.0},
-          [](OpBuilder &b, Location l, ValueRange v) -> SmallVector<Value> {
-            return {addf(b, l, v[1], mulf(b, l, v[0], v[0]))};
-          })[0];
-      sq = elementwise(rewriter, loc, scalar, {sq, s},
-                       [](OpBuilder &b, Location l, ValueRange v)
-                           -> SmallVector<Value> { return {addf(b, l, v[0], v[1])}; });
-    }
+    Value sq = sumOverTensors(rewriter, loc, op.getGrads(),
+                              [](OpBuilder &b, Location l, Value g) {
+                                return mulf(b, l, g, g);
+                              });
     double maxNorm = op.getMaxNorm().convertToDouble();
     Value norm = elementwise(rewriter, loc, scalar, sq,
                              [](OpBuilder &b, Location l, ValueRange v)

@@ -317,6 +317,18 @@ inline Value flatten1d(OpBuilder &b, Location loc, Value v) {
 }
 
 
+inline AffineMap idMap(MLIRContext *ctx, unsigned rank) {
+  return AffineMap::getMultiDimIdentityMap(rank, ctx);
+}
+
+/// Every axis of a tensor of rank `rank`.
+inline llvm::SmallSet<int64_t, 4> allAxes(unsigned rank) {
+  llvm::SmallSet<int64_t, 4> s;
+  for (unsigned i = 0; i < rank; ++i)
+    s.insert(i);
+  return s;
+}
+
 /// Identity map of `rank` dims restricted to the dims not in `axes`.
 inline AffineMap dropDims(MLIRContext *ctx, unsigned rank,
                           const llvm::SmallSet<int64_t, 4> &axes) {
@@ -357,6 +369,30 @@ inline SmallVector<Value> reduceBody(OpBuilder &b, Location loc,
   }
   return generic(b, loc, inputs, maps, accs, outMaps, its, body,
                  /*passOutputs=*/true);
+}
+
+/// sum over every element of every tensor in `inputs` of `term(x)` (f32),
+/// as a 0-d f32 tensor: the norms and counts of all_finite and clipping.
+inline Value sumOverTensors(OpBuilder &b, Location loc, ValueRange inputs,
+                            function_ref<Value(OpBuilder &, Location, Value)>
+                                term) {
+  auto scalar = RankedTensorType::get({}, b.getF32Type());
+  Value total = filled(b, loc, scalar, 0.0);
+  for (Value in : inputs) {
+    RankedTensorType t = tt(in);
+    Value s = reduceBody(
+        b, loc, t, allAxes(t.getRank()), in, idMap(b.getContext(), t.getRank()),
+        {0.0},
+        [&](OpBuilder &nb, Location l, ValueRange v) -> SmallVector<Value> {
+          return {addf(nb, l, v[1], term(nb, l, v[0]))};
+        })[0];
+    total = elementwise(b, loc, scalar, {total, s},
+                        [](OpBuilder &nb, Location l, ValueRange v)
+                            -> SmallVector<Value> {
+                          return {addf(nb, l, v[0], v[1])};
+                        });
+  }
+  return total;
 }
 
 inline llvm::SmallSet<int64_t, 4> axisSet(ArrayRef<int64_t> axes,

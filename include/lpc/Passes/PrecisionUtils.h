@@ -42,6 +42,10 @@ LogicalResult addStateResult(func::FuncOp fn, Value value,
 BlockArgument findStateArgument(func::FuncOp fn, StringRef state,
                                 StringRef name = {});
 
+/// "3.06 MiB"-style sizes and left-aligned columns for the report passes.
+std::string humanBytes(uint64_t bytes);
+std::string padRight(StringRef s, size_t width);
+
 /// Writes a report of an analysis pass: to stderr for "-", else atomically
 /// to the file (temp file + rename). On failure prints an error naming the
 /// pass and the file and returns failure.
