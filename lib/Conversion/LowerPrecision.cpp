@@ -156,21 +156,18 @@ Value elementwiseSat(OpBuilder &b, Location loc, RankedTensorType out,
   return g.getResult(0);
 }
 
-struct LowerFP8Cast : OpRewritePattern<CastOp> {
+/// cast {saturate} (fp8 results only, as the verifier checks).
+struct LowerSaturatingCast : OpRewritePattern<CastOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CastOp op,
                                 PatternRewriter &rewriter) const override {
-    Type to = op.getType().getElementType();
-    if (!isFP8(to) && !isFP8(op.getInput().getType().getElementType()))
+    if (!op.getSaturate())
       return failure();
-    auto pass = [](OpBuilder &, Location, ValueRange v) -> SmallVector<Value> {
-      return {v[0]};
-    };
-    Value r = isFP8(to) && op.getSaturate()
-                  ? elementwiseSat(rewriter, op.getLoc(), op.getType(),
-                                   op.getInput(), pass)
-                  : elementwise(rewriter, op.getLoc(), op.getType(),
-                                op.getInput(), pass);
+    Value r = elementwiseSat(
+        rewriter, op.getLoc(), op.getType(), op.getInput(),
+        [](OpBuilder &, Location, ValueRange v) -> SmallVector<Value> {
+          return {v[0]};
+        });
     rewriter.replaceOp(op, r);
     return success();
   }
@@ -517,7 +514,7 @@ struct LowerClip : OpRewritePattern<ClipByGlobalNormOp> {
 
 void mlir::lpc::lowering::populatePrecisionPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<LowerFP8Cast, LowerQuantize, LowerDequantize, LowerAmax,
+  patterns.add<LowerSaturatingCast, LowerQuantize, LowerDequantize, LowerAmax,
                LowerScaledMatmul, LowerAllFinite, LowerAmaxHistoryPush,
                LowerFP8ComputeScale, LowerLossScaleUpdate, LowerLrSchedule,
                LowerClip>(patterns.getContext(), /*benefit=*/2);

@@ -407,13 +407,14 @@ struct LowerSgd : OpRewritePattern<SgdOp> {
   }
 };
 
+/// Casts between any float formats (fp8 goes through the integer code of
+/// toF32 / fromF32); saturating fp8 casts are LowerSaturatingCast's.
 struct LowerCast : OpRewritePattern<CastOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CastOp op,
                                 PatternRewriter &rewriter) const override {
-    if (isFP8(op.getType().getElementType()) ||
-        isFP8(op.getInput().getType().getElementType()))
-      return rewriter.notifyMatchFailure(op, "fp8 casts are not lowered yet");
+    if (op.getSaturate())
+      return rewriter.notifyMatchFailure(op, "saturating");
     rewriter.replaceOp(op, castTensor(rewriter, op.getLoc(), op.getInput(),
                                       op.getType()));
     return success();
