@@ -87,9 +87,18 @@ LogicalResult LpcDialect::verifyOperationAttribute(Operation *op,
              << "' must be [lhs, rhs] fp8 precisions on an lpc.matmul";
     return success();
   }
+  if (name == "lpc.profile_labels") {
+    // Written by lpc-profile-marks on the module: one label per mark id.
+    auto arr = dyn_cast<ArrayAttr>(value);
+    if (!isa<ModuleOp>(op) || !arr ||
+        !llvm::all_of(arr, [](Attribute a) { return isa<StringAttr>(a); }))
+      return op->emitError() << "'" << name
+                             << "' must be an array of strings on a module";
+    return success();
+  }
   return op->emitError() << "unknown lpc attribute '" << name
                          << "' (known: lpc.precision, lpc.assigned, "
-                            "lpc.reason, lpc.fp8)";
+                            "lpc.reason, lpc.fp8, lpc.profile_labels)";
 }
 
 PrecisionClass mlir::lpc::getPrecisionClass(Operation *op) {

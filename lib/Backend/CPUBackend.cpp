@@ -6,13 +6,19 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/ExecutionEngine/Orc/Shared/ExecutorAddress.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <chrono>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <unordered_map>
 #include <cstring>
 
 using namespace mlir;
@@ -58,6 +64,132 @@ ref::Tensor mlir::lpc::cpu::unpackTensor(const Slot &slot, const void *src) {
 
 CompiledFunction::~CompiledFunction() = default;
 
+namespace {
+/// The buffers of JIT-compiled code (memref.alloc / dealloc). A train step allocates
+/// the same sizes every step; keeping freed blocks for reuse spares the
+/// page faults and zeroing of fresh mmap'd memory (glibc returns large
+/// blocks to the kernel on free), which cost as much as the elementwise
+/// work itself. Blocks are reused by exact size; memory held is bounded by
+/// the peak of one step.
+class BufferPool {
+public:
+  void *allocate(size_t size, size_t align) {
+    size = std::max<size_t>(size, 1);
+    align = std::max<size_t>(align, 64);
+    std::lock_guard<std::mutex> lock(mu);
+    auto &list = free[{size, align}];
+    if (!list.empty()) {
+      void *p = list.back();
+      list.pop_back();
+      return p;
+    }
+    void *p = nullptr;
+    if (posix_memalign(&p, align, size) != 0)
+      return nullptr;
+    live[p] = {size, align};
+    held += size;
+    return p;
+  }
+  void release(void *p) {
+    if (!p)
+      return;
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = live.find(p);
+    if (it == live.end()) { // not ours (cannot happen in lowered code)
+      std::free(p);
+      return;
+    }
+    free[it->second].push_back(p);
+  }
+  size_t bytesHeld() {
+    std::lock_guard<std::mutex> lock(mu);
+    return held;
+  }
+
+private:
+  std::mutex mu;
+  std::map<std::pair<size_t, size_t>, std::vector<void *>> free;
+  std::unordered_map<void *, std::pair<size_t, size_t>> live;
+  size_t held = 0;
+};
+
+BufferPool &bufferPool() {
+  static BufferPool *pool = new BufferPool(); // lives until exit
+  return *pool;
+}
+
+extern "C" void *lpcPoolAlloc(size_t size) {
+  return bufferPool().allocate(size, 64);
+}
+extern "C" void *lpcPoolAlignedAlloc(size_t align, size_t size) {
+  return bufferPool().allocate(size, align);
+}
+extern "C" void *lpcPoolCalloc(size_t n, size_t size) {
+  void *p = bufferPool().allocate(n * size, 64);
+  if (p)
+    std::memset(p, 0, n * size);
+  return p;
+}
+extern "C" void lpcPoolFree(void *p) { bufferPool().release(p); }
+} // namespace
+
+size_t mlir::lpc::cpu::bufferPoolBytes() { return bufferPool().bytesHeld(); }
+
+/// LLVM's O3 pipeline for the host with the loop and SLP vectorizers on
+/// (MLIR's makeOptimizingTransformer leaves them off, and the elementwise
+/// loops of a train step are where they pay).
+static llvm::Error optimizeModule(llvm::Module &m, llvm::TargetMachine *tm) {
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = true;
+  tuning.LoopInterleaving = true;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(tm, tuning);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm =
+      pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(m, mam);
+  return llvm::Error::success();
+}
+
+namespace {
+/// The profile of the function running on this thread (set by run()).
+struct ActiveProfile {
+  std::vector<ProfileEntry> *entries = nullptr;
+  int64_t current = -1;
+  std::chrono::steady_clock::time_point since;
+};
+thread_local ActiveProfile activeProfile;
+
+/// lpc_rt_profile_mark(id): the op before this mark ends, op `id` starts
+/// (-1: the function returns).
+extern "C" void lpcProfileMark(int64_t id) {
+  ActiveProfile &p = activeProfile;
+  auto now = std::chrono::steady_clock::now();
+  if (!p.entries)
+    return;
+  if (p.current >= 0 && p.current < (int64_t)p.entries->size()) {
+    ProfileEntry &e = (*p.entries)[p.current];
+    e.seconds += std::chrono::duration<double>(now - p.since).count();
+    ++e.calls;
+  }
+  p.current = id;
+  p.since = std::chrono::steady_clock::now();
+}
+} // namespace
+
+std::vector<ProfileEntry> CompiledFunction::profile() const {
+  return profileEntries;
+}
+
 static llvm::Expected<Slot> slotFor(Type type, DictionaryAttr attrs) {
   Slot s;
   auto t = dyn_cast<RankedTensorType>(type);
@@ -83,7 +215,8 @@ static llvm::Expected<Slot> slotFor(Type type, DictionaryAttr attrs) {
 }
 
 llvm::Expected<std::unique_ptr<CompiledFunction>>
-CompiledFunction::compile(ModuleOp module, llvm::StringRef name) {
+CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
+                          const CompileOptions &options) {
   static bool targetsReady = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
@@ -121,13 +254,40 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name) {
   for (unsigned i = 0; i < fn.getNumResults(); ++i)
     fn.setResultAttrs(i, DictionaryAttr::get(ctx));
   PassManager pm(ctx);
-  buildCPUCodegenPipeline(pm);
+  buildCPUCodegenPipeline(pm, options.profile);
   if (failed(pm.run(*copy)))
     return llvm::createStringError("CPU codegen of @" + name.str() +
                                    " failed (see the diagnostics above)");
+  if (auto labels = (*copy)->getAttrOfType<ArrayAttr>("lpc.profile_labels")) {
+    for (Attribute l : labels)
+      cf->profileEntries.push_back({cast<StringAttr>(l).str(), 0, 0});
+    (*copy)->removeAttr("lpc.profile_labels");
+  }
 
+  // Optimize for the host CPU: without a target machine LLVM's vectorizers
+  // see no vector registers and the elementwise loops stay scalar.
+  static std::unique_ptr<llvm::TargetMachine> hostTM = [] {
+    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!jtmb) {
+      llvm::consumeError(jtmb.takeError());
+      return std::unique_ptr<llvm::TargetMachine>();
+    }
+    jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    auto tm = jtmb->createTargetMachine();
+    if (!tm) {
+      llvm::consumeError(tm.takeError());
+      return std::unique_ptr<llvm::TargetMachine>();
+    }
+    return std::move(*tm);
+  }();
+  // ExecutionEngineOptions::transformer is a function_ref: the callable
+  // must outlive create().
+  auto optimize = [tm = hostTM.get()](llvm::Module *m) {
+    return optimizeModule(*m, tm);
+  };
   ExecutionEngineOptions opts;
-  opts.transformer = makeOptimizingTransformer(3, 0, nullptr);
+  opts.transformer = optimize;
+  opts.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   llvm::StringRef runnerUtils = LPC_C_RUNNER_UTILS;
   opts.sharedLibPaths = llvm::ArrayRef<llvm::StringRef>(runnerUtils);
   auto engine = ExecutionEngine::create(*copy, opts);
@@ -143,6 +303,21 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name) {
       map[interner(syms[i].name)] = {
           llvm::orc::ExecutorAddr::fromPtr(syms[i].address),
           llvm::JITSymbolFlags::Exported};
+    // The lowered code's malloc & co. (memref.alloc / dealloc) go to the
+    // buffer pool. They keep their libc names so that LLVM still knows them
+    // as allocation functions (fresh memory aliases nothing: loads hoist,
+    // accumulators stay in registers); calloc is what LLVM may make of
+    // malloc + memset.
+    for (auto [name, fn] :
+         {std::pair<const char *, void *>{"malloc", (void *)&lpcPoolAlloc},
+          {"aligned_alloc", (void *)&lpcPoolAlignedAlloc},
+          {"calloc", (void *)&lpcPoolCalloc},
+          {"free", (void *)&lpcPoolFree}})
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
+                             llvm::JITSymbolFlags::Exported};
+    map[interner("lpc_rt_profile_mark")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&lpcProfileMark),
+        llvm::JITSymbolFlags::Exported};
     return map;
   });
   cf->symbol = ("_mlir_ciface_" + name).str();
@@ -184,5 +359,10 @@ llvm::Error CompiledFunction::run(llvm::ArrayRef<const void *> args,
   std::vector<void *> packed;
   for (void *&p : descPtrs)
     packed.push_back(&p);
-  return engine->invokePacked(symbol, packed);
+  if (profileEntries.empty())
+    return engine->invokePacked(symbol, packed);
+  activeProfile = ActiveProfile{&profileEntries, -1, {}};
+  llvm::Error e = engine->invokePacked(symbol, packed);
+  activeProfile = ActiveProfile{};
+  return e;
 }

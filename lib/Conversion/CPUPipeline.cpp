@@ -15,28 +15,56 @@
 
 using namespace mlir;
 
-static const char *kCPUPipeline =
+static const char *kToBuffers =
     "lpc-to-linalg,canonicalize,cse,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"
     "buffer-deallocation-pipeline,"
-    "lpc-gemm-to-calls,"
+    "lpc-gemm-to-calls";
+
+static const char *kToLLVM =
     "func.func(convert-linalg-to-loops),"
     "lower-affine,convert-scf-to-cf,"
     "arith-expand{include-bf16=true},"
-    "convert-math-to-libm,"
+    "lpc-math-approximation,"
     "expand-strided-metadata,"
     "finalize-memref-to-llvm,"
+    // LLVM intrinsics first (sqrt, fma, floor, ...: they vectorize), libm
+    // for what is left (scalar powf of the optimizer's bias correction).
     "convert-math-to-llvm,"
+    "convert-math-to-libm,"
     "convert-arith-to-llvm,"
     "convert-index-to-llvm,"
     "convert-cf-to-llvm,"
     "convert-func-to-llvm,"
     "reconcile-unrealized-casts";
 
-void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm) {
-  if (failed(parsePassPipeline(kCPUPipeline, pm, llvm::errs())))
+void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm, bool profile) {
+  std::string pipeline = kToBuffers;
+  if (profile)
+    pipeline += ",lpc-profile-marks";
+  pipeline += std::string(",") + kToLLVM;
+  if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
     llvm::report_fatal_error("lpc: the CPU codegen pipeline does not parse "
                              "(are the upstream passes registered?)");
+}
+
+namespace {
+struct CPUCodegenOptions : public PassPipelineOptions<CPUCodegenOptions> {
+  Option<bool> profile{*this, "profile",
+                       llvm::cl::desc("insert lpc-profile-marks timer calls"),
+                       llvm::cl::init(false)};
+};
+} // namespace
+
+void mlir::lpc::registerCPUCodegenPipeline() {
+  PassPipelineRegistration<CPUCodegenOptions>(
+      "lpc-cpu-codegen",
+      "The host JIT's lowering of a train step (a module holding just the "
+      "functions to compile): lpc-to-linalg, bufferization with out-params, "
+      "GEMM library calls, loops, the LLVM dialect",
+      [](OpPassManager &pm, const CPUCodegenOptions &o) {
+        buildCPUCodegenPipeline(pm, o.profile);
+      });
 }

@@ -2,6 +2,8 @@
 
 #include "LoweringUtils.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 using namespace mlir;
 using namespace mlir::lpc;
 using namespace mlir::lpc::lowering;
@@ -150,38 +152,62 @@ struct LowerEmbedding : OpRewritePattern<EmbeddingOp> {
   }
 };
 
-/// table[v, d] = sum_n (ids[n] == v) * grad[n, d]: a dense formulation of
-/// the scatter-add, O(V * N * D); fine for byte-level vocabularies.
+/// table[ids[n], d] += grad[n, d] for n = 0, 1, ... in order (the order the
+/// reference sums in), as loops over tensors that bufferize in place:
+/// O(N * D). Ids outside [0, V) contribute nothing, as in the reference.
 struct LowerEmbeddingGrad : OpRewritePattern<EmbeddingGradOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(EmbeddingGradOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = op.getContext();
     Value grad = flatten2d(rewriter, loc, op.getGrad());
     Value ids = flatten1d(rewriter, loc, op.getIndices());
     RankedTensorType out = op.getType();
-    // Loops: v, d, n.
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    int64_t n = tt(grad).getDimSize(0), dim = tt(grad).getDimSize(1);
+    int64_t vocab = out.getDimSize(0);
     auto acc = RankedTensorType::get(out.getShape(), rewriter.getF32Type());
-    Value r = generic(
-        rewriter, loc, {grad, ids},
-        {AffineMap::get(3, 0, {d(2), d(1)}, ctx),
-         AffineMap::get(3, 0, {d(2)}, ctx)},
-        filled(rewriter, loc, acc, 0.0), AffineMap::get(3, 0, {d(0), d(1)}, ctx),
-        {utils::IteratorType::parallel, utils::IteratorType::parallel,
-         utils::IteratorType::reduction},
-        [](OpBuilder &b, Location l, ValueRange v) -> SmallVector<Value> {
-          Value row = linalg::IndexOp::create(b, l, 0);
-          Value id = arith::IndexCastOp::create(b, l, b.getIndexType(), v[1]);
-          Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, row,
-                                            id);
-          return {addf(b, l, v[2],
-                       arith::SelectOp::create(b, l, hit, v[0],
-                                               f32Const(b, l, 0.0)))};
-        },
-        /*passOutputs=*/true)[0];
-    rewriter.replaceOp(op, castTensor(rewriter, loc, r, out));
+    auto cst = [&](OpBuilder &b, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value zero = cst(rewriter, 0), one = cst(rewriter, 1);
+    auto rows = scf::ForOp::create(
+        rewriter, loc, zero, cst(rewriter, n), one,
+        ValueRange{filled(rewriter, loc, acc, 0.0)},
+        [&](OpBuilder &b, Location l, Value i, ValueRange iter) {
+          Value id = arith::IndexCastOp::create(
+              b, l, b.getIndexType(),
+              tensor::ExtractOp::create(b, l, ids, ValueRange{i}));
+          Value inRange = arith::AndIOp::create(
+              b, l,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, id,
+                                    cst(b, 0)),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, id,
+                                    cst(b, vocab)));
+          auto ifOp = scf::IfOp::create(
+              b, l, inRange,
+              [&](OpBuilder &tb, Location tl) {
+                auto cols = scf::ForOp::create(
+                    tb, tl, cst(tb, 0), cst(tb, dim), cst(tb, 1),
+                    ValueRange{iter[0]},
+                    [&](OpBuilder &cb, Location cl, Value j, ValueRange t) {
+                      Value g = toF32(cb, cl,
+                                      tensor::ExtractOp::create(
+                                          cb, cl, grad, ValueRange{i, j}));
+                      Value cur = tensor::ExtractOp::create(
+                          cb, cl, t[0], ValueRange{id, j});
+                      Value upd = tensor::InsertOp::create(
+                          cb, cl, addf(cb, cl, cur, g), t[0],
+                          ValueRange{id, j});
+                      scf::YieldOp::create(cb, cl, upd);
+                    });
+                scf::YieldOp::create(tb, tl, cols.getResult(0));
+              },
+              [&](OpBuilder &eb, Location el) {
+                scf::YieldOp::create(eb, el, iter[0]);
+              });
+          scf::YieldOp::create(b, l, ifOp.getResult(0));
+        });
+    rewriter.replaceOp(op, castTensor(rewriter, loc, rows.getResult(0), out));
     return success();
   }
 };

@@ -86,19 +86,34 @@ inline SmallVector<Value> generic(OpBuilder &b, Location loc, ValueRange inputs,
                            ArrayRef<AffineMap> outputMaps,
                            ArrayRef<utils::IteratorType> iterators,
                            BodyFn body, bool passOutputs = false) {
-  SmallVector<AffineMap> maps(inputMaps);
+  // Scalar (0-d) inputs are read once, before the loops, and used from
+  // there: a load per element would be re-executed in every iteration (the
+  // outputs may alias it as far as LLVM knows), and with it any pow/div
+  // computed from it, e.g. the optimizer's bias corrections.
+  SmallVector<Value> loopInputs, hoisted(inputs.size());
+  SmallVector<AffineMap> maps;
+  for (auto [i, in] : llvm::enumerate(inputs)) {
+    if (tt(in).getRank() == 0 && inputMaps[i].getNumResults() == 0) {
+      hoisted[i] = toF32(b, loc, tensor::ExtractOp::create(b, loc, in,
+                                                           ValueRange{}));
+      continue;
+    }
+    loopInputs.push_back(in);
+    maps.push_back(inputMaps[i]);
+  }
   llvm::append_range(maps, outputMaps);
   SmallVector<Type> resultTypes;
   for (Value o : outputs)
     resultTypes.push_back(o.getType());
   auto op = linalg::GenericOp::create(
-      b, loc, resultTypes, inputs, outputs, maps, iterators,
+      b, loc, resultTypes, loopInputs, outputs, maps, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         SmallVector<Value> in;
-        for (Value a : args.take_front(inputs.size()))
-          in.push_back(toF32(nb, nloc, a));
+        unsigned next = 0;
+        for (Value h : hoisted)
+          in.push_back(h ? h : toF32(nb, nloc, args[next++]));
         if (passOutputs)
-          for (Value a : args.drop_front(inputs.size()))
+          for (Value a : args.drop_front(loopInputs.size()))
             in.push_back(toF32(nb, nloc, a));
         SmallVector<Value> res = body(nb, nloc, in);
         SmallVector<Value> yields;

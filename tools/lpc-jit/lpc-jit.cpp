@@ -80,6 +80,11 @@ static llvm::cl::opt<double> inputStd(
 static llvm::cl::opt<bool> exact(
     "exact", llvm::cl::desc("require bit-identical results (NaN == NaN)"),
     llvm::cl::init(false));
+static llvm::cl::opt<unsigned> profileTop(
+    "profile",
+    llvm::cl::desc("time every lowered op and print the N most expensive "
+                   "(0: off), as a share of the step time"),
+    llvm::cl::init(0));
 static llvm::cl::opt<bool> printLLVM(
     "print-llvm-dialect", llvm::cl::desc("print the module before the JIT"),
     llvm::cl::init(false));
@@ -92,6 +97,27 @@ int fail(const llvm::Twine &msg) {
 }
 
 using StateKey = std::pair<std::string, std::string>;
+
+/// The `top` most expensive ops over all steps, with their share of the total.
+void printProfile(std::vector<cpu::ProfileEntry> entries, unsigned top) {
+  double total = 0;
+  for (const auto &e : entries)
+    total += e.seconds;
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const auto &a, const auto &b) { return a.seconds > b.seconds; });
+  int64_t runs = entries.empty() ? 0 : entries.front().calls;
+  llvm::outs() << llvm::formatv("profile: {0} ops, {1:f1} ms per step in them "
+                                "(mean over {2} steps)\n",
+                                entries.size(),
+                                runs ? 1e3 * total / runs : 0.0, runs);
+  for (unsigned i = 0; i < entries.size() && i < top; ++i) {
+    const auto &e = entries[i];
+    llvm::outs() << llvm::formatv("  {0,8:f2} ms {1,5:f1}%  {2}\n",
+                                  e.calls ? 1e3 * e.seconds / e.calls : 0.0,
+                                  total > 0 ? 100 * e.seconds / total : 0.0,
+                                  e.label);
+  }
+}
 
 } // namespace
 
@@ -199,7 +225,9 @@ int main(int argc, char **argv) {
   }
   }
 
-  auto compiled = cpu::CompiledFunction::compile(*module, stepName);
+  cpu::CompileOptions copts;
+  copts.profile = profileTop > 0;
+  auto compiled = cpu::CompiledFunction::compile(*module, stepName, copts);
   if (!compiled)
     return fail(llvm::toString(compiled.takeError()));
   llvm::outs() << llvm::formatv("compiled @{0} in {1:f2} s\n", stepName,
@@ -300,6 +328,8 @@ int main(int argc, char **argv) {
       }
     }
   }
+  if (profileTop > 0)
+    printProfile((*compiled)->profile(), profileTop);
   if (check)
     llvm::outs() << (ok ? "all results match the reference evaluator\n"
                         : "FAIL: results differ from the reference evaluator\n");

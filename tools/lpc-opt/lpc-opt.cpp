@@ -37,6 +37,7 @@ int main(int argc, char **argv) {
   lpc::registerLpcPasses();
   lpc::registerLpcPipelines();
   lpc::registerLpcConversionPasses();
+  lpc::registerCPUCodegenPipeline();
 
   auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
       argc, argv,

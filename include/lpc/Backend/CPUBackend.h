@@ -41,12 +41,30 @@ struct Slot {
   size_t byteSize() const;
 };
 
+struct CompileOptions {
+  /// Time every top-level op of the lowered function (lpc-profile-marks);
+  /// read the figures with CompiledFunction::profile().
+  bool profile = false;
+};
+
+/// Time spent in one top-level op of a profiled function, over all runs.
+struct ProfileEntry {
+  std::string label;
+  double seconds = 0;
+  int64_t calls = 0;
+};
+
 class CompiledFunction {
 public:
   ~CompiledFunction();
   /// Compiles @`name` of `module` (the module is not modified).
   static llvm::Expected<std::unique_ptr<CompiledFunction>>
-  compile(ModuleOp module, llvm::StringRef name);
+  compile(ModuleOp module, llvm::StringRef name,
+          const CompileOptions &options = {});
+
+  /// Per-op times accumulated over all runs so far (empty unless compiled
+  /// with CompileOptions::profile), in program order.
+  std::vector<ProfileEntry> profile() const;
 
   const std::vector<Slot> &args() const { return argSlots; }
   const std::vector<Slot> &results() const { return resultSlots; }
@@ -64,9 +82,14 @@ private:
   std::string symbol;
   std::vector<Slot> argSlots, resultSlots;
   double seconds = 0;
+  std::vector<ProfileEntry> profileEntries;
 };
 
 /// Bytes <-> reference tensors (values exactly representable in the dtype).
+/// Bytes of temporaries the JIT-compiled code holds (its buffer pool: freed
+/// buffers are kept for the next step).
+size_t bufferPoolBytes();
+
 void packTensor(const ref::Tensor &t, void *dst);
 ref::Tensor unpackTensor(const Slot &slot, const void *src);
 

@@ -7,7 +7,9 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -24,7 +26,11 @@ namespace lpc {
 /// lpc-to-linalg, bufferization and lowering to the LLVM dialect: the
 /// module is then ready for mlir::ExecutionEngine. Functions get
 /// llvm.emit_c_interface and their results become out-parameters.
-void buildCPUCodegenPipeline(OpPassManager &pm);
+/// lpc (train step on tensors) -> LLVM dialect for the host JIT. With
+/// `profile`, lpc-profile-marks brackets every top-level op with a timer call.
+void buildCPUCodegenPipeline(OpPassManager &pm, bool profile = false);
+/// Registers it as the `lpc-cpu-codegen` pipeline (lpc-opt).
+void registerCPUCodegenPipeline();
 
 } // namespace lpc
 } // namespace mlir

@@ -23,7 +23,7 @@ def LpcToLinalg : Pass<"lpc-to-linalg", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
-    "::mlir::func::FuncDialect"
+    "::mlir::func::FuncDialect", "::mlir::scf::SCFDialect"
   ];
 }
 
@@ -40,6 +40,38 @@ def LpcGemmToCalls : Pass<"lpc-gemm-to-calls", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
     "::mlir::arith::ArithDialect"
+  ];
+}
+
+def LpcMathApproximation
+    : Pass<"lpc-math-approximation", "::mlir::ModuleOp"> {
+  let summary = "Replaces f32 exp/log/tanh/erf with vectorizable polynomial "
+                "approximations";
+  let description = [{
+    MLIR's polynomial approximations (a few ulp in f32, with the special
+    values handled) instead of scalar libm calls, so that the loops around
+    softmax, cross-entropy, GELU and the optimizer vectorize. Ops the
+    approximations do not cover stay libm calls.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def LpcProfileMarks : Pass<"lpc-profile-marks", "::mlir::ModuleOp"> {
+  let summary = "Brackets each top-level op of a bufferized function with a "
+                "profiling call (lpc-jit / lpc-run --profile)";
+  let description = [{
+    Runs after bufferization and lpc-gemm-to-calls. Before every top-level
+    op of a function body that does work (linalg ops, loops, calls,
+    copies) it inserts `call @lpc_rt_profile_mark(id)`, and `id = -1`
+    before the return; the time between two marks is charged to the op
+    after the first. The labels (kind, shape, source location) go into the
+    module attribute `lpc.profile_labels`, indexed by id.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::arith::ArithDialect"
   ];
 }
 
