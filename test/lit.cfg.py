@@ -29,6 +29,10 @@ llvm_config.add_tool_substitutions(tools, [config.lpc_tools_dir, config.llvm_too
 # machine that makes every GEMM wait a scheduler tick (runtime/gemm/README.md).
 config.environment["OMP_WAIT_POLICY"] = "passive"
 
+# Compiled code is cached in the build tree, never in the user's home
+# (tests of the cache itself set their own directory).
+config.environment["LPC_CACHE_DIR"] = os.path.join(config.test_exec_root, "lpc-cache")
+
 if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
     config.available_features.add("fashion-mnist")
 tools.append("lpc-run")

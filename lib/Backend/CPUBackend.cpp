@@ -5,9 +5,21 @@
 #include "lpc/Runtime/Gemm.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/SmallVectorMemoryBuffer.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/ExecutionEngine/Orc/Shared/ExecutorAddress.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -214,6 +226,128 @@ static llvm::Expected<Slot> slotFor(Type type, DictionaryAttr attrs) {
   return s;
 }
 
+namespace {
+
+/// The host's target machine (AVX-512 & co. when the CPU has them).
+llvm::Expected<llvm::orc::JITTargetMachineBuilder> hostBuilder() {
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    return jtmb.takeError();
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  return jtmb;
+}
+
+/// Bumped whenever the generated code changes for the same input, so that
+/// objects cached by an older lpc are not reused.
+constexpr const char *kCodegenVersion = "lpc-cpu-codegen-3";
+constexpr const char *kCacheMagic = "LPCOBJ1\n";
+
+/// The cache directory: $LPC_CACHE_DIR, else $XDG_CACHE_HOME/lpc, else
+/// ~/.cache/lpc; "" when none can be named or LPC_CACHE_DIR is "off".
+std::string defaultCacheDir() {
+  if (const char *d = std::getenv("LPC_CACHE_DIR"))
+    return llvm::StringRef(d) == "off" ? std::string() : std::string(d);
+  llvm::SmallString<256> p;
+  if (const char *x = std::getenv("XDG_CACHE_HOME"); x && *x) {
+    p = x;
+  } else if (llvm::sys::path::home_directory(p)) {
+    llvm::sys::path::append(p, ".cache");
+  } else {
+    return "";
+  }
+  llvm::sys::path::append(p, "lpc");
+  return std::string(p);
+}
+
+/// `void _lpc_packed_<name>(void **argv)`: calls the C interface of the
+/// lowered function with argv[i] as its i-th memref descriptor pointer, so
+/// that any signature is called the same way from C++.
+void addPackedEntry(llvm::Module &m, llvm::StringRef name) {
+  llvm::Function *target = m.getFunction(("_mlir_ciface_" + name).str());
+  llvm::LLVMContext &c = m.getContext();
+  auto *ptr = llvm::PointerType::getUnqual(c);
+  auto *fnType = llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr}, false);
+  auto *fn = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage,
+                                    ("_lpc_packed_" + name).str(), m);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", fn));
+  llvm::SmallVector<llvm::Value *> args;
+  for (unsigned i = 0; i < target->arg_size(); ++i) {
+    llvm::Value *slot = b.CreateConstGEP1_64(ptr, fn->getArg(0), i);
+    args.push_back(b.CreateLoad(ptr, slot));
+  }
+  b.CreateCall(target, args);
+  b.CreateRetVoid();
+}
+
+/// Optimized LLVM IR -> an ELF object in memory.
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+emitObject(llvm::Module &m, llvm::TargetMachine &tm) {
+  llvm::SmallVector<char, 0> bytes;
+  llvm::raw_svector_ostream os(bytes);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr,
+                             llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError("the host target cannot emit objects");
+  pm.run(m);
+  return std::make_unique<llvm::SmallVectorMemoryBuffer>(
+      std::move(bytes), "lpc-jit-object", /*RequiresNullTerminator=*/false);
+}
+
+std::string digest(llvm::StringRef bytes) {
+  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes)),
+                     /*LowerCase=*/true);
+}
+
+/// Writes `object` under `key` in `dir` atomically (temp file + rename);
+/// a cache that cannot be written is not an error, only slower next time.
+void storeObject(const std::string &dir, const std::string &key,
+                 llvm::StringRef object) {
+  if (dir.empty() || llvm::sys::fs::create_directories(dir))
+    return;
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, key + ".o");
+  llvm::SmallString<256> tmp;
+  int fd;
+  if (llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, tmp))
+    return;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << kCacheMagic << key << "\n" << digest(object) << "\n" << object;
+    if (os.has_error()) {
+      os.clear_error();
+      llvm::sys::fs::remove(tmp);
+      return;
+    }
+  }
+  if (llvm::sys::fs::rename(tmp, path))
+    llvm::sys::fs::remove(tmp);
+}
+
+/// The object cached under `key`, or null (absent, or not written by this
+/// cache: wrong magic, key or checksum). File: magic, key, SHA-256 of the
+/// object, the object.
+std::unique_ptr<llvm::MemoryBuffer> loadObject(const std::string &dir,
+                                               const std::string &key) {
+  if (dir.empty())
+    return nullptr;
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, key + ".o");
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return nullptr;
+  std::string header = std::string(kCacheMagic) + key + "\n";
+  llvm::StringRef all = (*buf)->getBuffer();
+  if (!all.consume_front(header))
+    return nullptr;
+  auto [sum, object] = all.split('\n');
+  if (sum != digest(object)) // truncated or damaged
+    return nullptr;
+  return llvm::MemoryBuffer::getMemBufferCopy(object, path);
+}
+
+} // namespace
+
 llvm::Expected<std::unique_ptr<CompiledFunction>>
 CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
                           const CompileOptions &options) {
@@ -253,77 +387,132 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
     fn.setArgAttrs(i, DictionaryAttr::get(ctx));
   for (unsigned i = 0; i < fn.getNumResults(); ++i)
     fn.setResultAttrs(i, DictionaryAttr::get(ctx));
-  PassManager pm(ctx);
-  buildCPUCodegenPipeline(pm, options.profile);
-  if (failed(pm.run(*copy)))
-    return llvm::createStringError("CPU codegen of @" + name.str() +
-                                   " failed (see the diagnostics above)");
-  if (auto labels = (*copy)->getAttrOfType<ArrayAttr>("lpc.profile_labels")) {
-    for (Attribute l : labels)
-      cf->profileEntries.push_back({cast<StringAttr>(l).str(), 0, 0});
-    (*copy)->removeAttr("lpc.profile_labels");
+
+  auto jtmb = hostBuilder();
+  if (!jtmb)
+    return jtmb.takeError();
+  auto tm = jtmb->createTargetMachine();
+  if (!tm)
+    return tm.takeError();
+
+  // Cache key: the function as codegen sees it, the host CPU and the
+  // codegen version. Profiled builds are never cached (their labels would
+  // have to be too).
+  std::string cacheDir = options.profile ? std::string()
+                         : options.cacheDir ? *options.cacheDir
+                                            : defaultCacheDir();
+  std::string key;
+  if (!cacheDir.empty()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    copy->print(os, OpPrintingFlags().printGenericOpForm());
+    os << "\n" << kCodegenVersion << "\n"
+       << (*tm)->getTargetTriple().str() << "\n"
+       << (*tm)->getTargetCPU() << "\n"
+       << (*tm)->getTargetFeatureString() << "\n";
+    key = digest(text);
   }
 
-  // Optimize for the host CPU: without a target machine LLVM's vectorizers
-  // see no vector registers and the elementwise loops stay scalar.
-  static std::unique_ptr<llvm::TargetMachine> hostTM = [] {
-    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-    if (!jtmb) {
-      llvm::consumeError(jtmb.takeError());
-      return std::unique_ptr<llvm::TargetMachine>();
+  std::unique_ptr<llvm::MemoryBuffer> object = loadObject(cacheDir, key);
+  cf->fromCache = object != nullptr;
+  if (!object) {
+    PassManager pm(ctx);
+    buildCPUCodegenPipeline(pm, options.profile);
+    if (failed(pm.run(*copy)))
+      return llvm::createStringError("CPU codegen of @" + name.str() +
+                                     " failed (see the diagnostics above)");
+    if (auto labels =
+            (*copy)->getAttrOfType<ArrayAttr>("lpc.profile_labels")) {
+      for (Attribute l : labels)
+        cf->profileEntries.push_back({cast<StringAttr>(l).str(), 0, 0});
+      (*copy)->removeAttr("lpc.profile_labels");
     }
-    jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-    auto tm = jtmb->createTargetMachine();
-    if (!tm) {
-      llvm::consumeError(tm.takeError());
-      return std::unique_ptr<llvm::TargetMachine>();
-    }
-    return std::move(*tm);
-  }();
-  // ExecutionEngineOptions::transformer is a function_ref: the callable
-  // must outlive create().
-  auto optimize = [tm = hostTM.get()](llvm::Module *m) {
-    return optimizeModule(*m, tm);
-  };
-  ExecutionEngineOptions opts;
-  opts.transformer = optimize;
-  opts.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  llvm::StringRef runnerUtils = LPC_C_RUNNER_UTILS;
-  opts.sharedLibPaths = llvm::ArrayRef<llvm::StringRef>(runnerUtils);
-  auto engine = ExecutionEngine::create(*copy, opts);
-  if (!engine)
-    return engine.takeError();
-  cf->engine = std::move(*engine);
-  // The GEMM library's entry points (runtime/gemm), by name.
-  cf->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap map;
-    size_t n = 0;
-    const ::lpc::rt::GemmSymbol *syms = ::lpc::rt::gemmSymbols(&n);
-    for (size_t i = 0; i < n; ++i)
-      map[interner(syms[i].name)] = {
-          llvm::orc::ExecutorAddr::fromPtr(syms[i].address),
-          llvm::JITSymbolFlags::Exported};
-    // The lowered code's malloc & co. (memref.alloc / dealloc) go to the
-    // buffer pool. They keep their libc names so that LLVM still knows them
-    // as allocation functions (fresh memory aliases nothing: loads hoist,
-    // accumulators stay in registers); calloc is what LLVM may make of
-    // malloc + memset.
-    for (auto [name, fn] :
-         {std::pair<const char *, void *>{"malloc", (void *)&lpcPoolAlloc},
-          {"aligned_alloc", (void *)&lpcPoolAlignedAlloc},
-          {"calloc", (void *)&lpcPoolCalloc},
-          {"free", (void *)&lpcPoolFree}})
-      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
-                             llvm::JITSymbolFlags::Exported};
-    map[interner("lpc_rt_profile_mark")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&lpcProfileMark),
+    registerBuiltinDialectTranslation(*ctx);
+    registerLLVMDialectTranslation(*ctx);
+    llvm::LLVMContext llvmCtx;
+    std::unique_ptr<llvm::Module> llvmModule =
+        translateModuleToLLVMIR(*copy, llvmCtx, name);
+    if (!llvmModule)
+      return llvm::createStringError("translation of @" + name.str() +
+                                     " to LLVM IR failed");
+    llvmModule->setDataLayout((*tm)->createDataLayout());
+    llvmModule->setTargetTriple((*tm)->getTargetTriple());
+    addPackedEntry(*llvmModule, name);
+    if (llvm::Error e = optimizeModule(*llvmModule, tm->get()))
+      return std::move(e);
+    auto obj = emitObject(*llvmModule, **tm);
+    if (!obj)
+      return obj.takeError();
+    object = std::move(*obj);
+    if (!cacheDir.empty())
+      storeObject(cacheDir, key, object->getBuffer());
+  }
+
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(*jtmb))
+                 .create();
+  if (!jit)
+    return jit.takeError();
+  llvm::orc::JITDylib &jd = (*jit)->getMainJITDylib();
+  // Entry points of the runtime (GEMMs, buffer pool, profiler) by name;
+  // then MLIR's C runner utilities (memrefCopy) and the process (libm).
+  llvm::orc::MangleAndInterner interner((*jit)->getExecutionSession(),
+                                        (*jit)->getDataLayout());
+  llvm::orc::SymbolMap map;
+  size_t n = 0;
+  const ::lpc::rt::GemmSymbol *syms = ::lpc::rt::gemmSymbols(&n);
+  for (size_t i = 0; i < n; ++i)
+    map[interner(syms[i].name)] = {
+        llvm::orc::ExecutorAddr::fromPtr(syms[i].address),
         llvm::JITSymbolFlags::Exported};
-    return map;
-  });
-  cf->symbol = ("_mlir_ciface_" + name).str();
-  // Compile now rather than at the first call, so that the time is known.
-  if (auto sym = cf->engine->lookupPacked(cf->symbol); !sym)
-    return sym.takeError();
+  // The lowered code's malloc & co. (memref.alloc / dealloc) go to the
+  // buffer pool. They keep their libc names so that LLVM still knows them
+  // as allocation functions (fresh memory aliases nothing: loads hoist,
+  // accumulators stay in registers); calloc is what LLVM may make of
+  // malloc + memset.
+  for (auto [sym, addr] :
+       {std::pair<const char *, void *>{"malloc", (void *)&lpcPoolAlloc},
+        {"aligned_alloc", (void *)&lpcPoolAlignedAlloc},
+        {"calloc", (void *)&lpcPoolCalloc},
+        {"free", (void *)&lpcPoolFree},
+        {"lpc_rt_profile_mark", (void *)&lpcProfileMark}})
+    map[interner(sym)] = {llvm::orc::ExecutorAddr::fromPtr(addr),
+                          llvm::JITSymbolFlags::Exported};
+  if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(map))))
+    return std::move(e);
+  char prefix = (*jit)->getDataLayout().getGlobalPrefix();
+  auto runner = llvm::orc::DynamicLibrarySearchGenerator::Load(LPC_C_RUNNER_UTILS,
+                                                               prefix);
+  if (!runner)
+    return runner.takeError();
+  jd.addGenerator(std::move(*runner));
+  auto process =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
+  if (!process)
+    return process.takeError();
+  jd.addGenerator(std::move(*process));
+  // A cached object that does not load or link (a damaged file) is
+  // dropped and the function compiled afresh (which stores a good one).
+  auto retryWithoutCached =
+      [&](llvm::Error e) -> llvm::Expected<std::unique_ptr<CompiledFunction>> {
+    if (!cf->fromCache)
+      return std::move(e);
+    llvm::consumeError(std::move(e));
+    llvm::SmallString<256> path(cacheDir);
+    llvm::sys::path::append(path, key + ".o");
+    if (llvm::sys::fs::remove(path))
+      return llvm::createStringError("the cached object " + path.str() +
+                                     " is damaged and cannot be removed");
+    return compile(module, name, options);
+  };
+  if (llvm::Error e = (*jit)->addObjectFile(std::move(object)))
+    return retryWithoutCached(std::move(e));
+  // Linking happens at this lookup, so that the time is known.
+  auto entry = (*jit)->lookup(("_lpc_packed_" + name).str());
+  if (!entry)
+    return retryWithoutCached(entry.takeError());
+  cf->entry = entry->toPtr<void (*)(void **)>();
+  cf->jit = std::move(*jit);
   cf->seconds = std::chrono::duration<double>(
                     std::chrono::steady_clock::now() - t0)
                     .count();
@@ -356,13 +545,9 @@ llvm::Error CompiledFunction::run(llvm::ArrayRef<const void *> args,
     add(s, p);
   for (auto &d : descs)
     descPtrs.push_back(d.data());
-  std::vector<void *> packed;
-  for (void *&p : descPtrs)
-    packed.push_back(&p);
-  if (profileEntries.empty())
-    return engine->invokePacked(symbol, packed);
-  activeProfile = ActiveProfile{&profileEntries, -1, {}};
-  llvm::Error e = engine->invokePacked(symbol, packed);
+  if (!profileEntries.empty())
+    activeProfile = ActiveProfile{&profileEntries, -1, {}};
+  entry(descPtrs.data());
   activeProfile = ActiveProfile{};
-  return e;
+  return llvm::Error::success();
 }

@@ -230,8 +230,9 @@ int main(int argc, char **argv) {
   auto compiled = cpu::CompiledFunction::compile(*module, stepName, copts);
   if (!compiled)
     return fail(llvm::toString(compiled.takeError()));
-  llvm::outs() << llvm::formatv("compiled @{0} in {1:f2} s\n", stepName,
-                                (*compiled)->compileSeconds());
+  llvm::outs() << llvm::formatv("compiled @{0} in {1:f2} s{2}\n", stepName,
+                                (*compiled)->compileSeconds(),
+                                (*compiled)->cached() ? " (cached)" : "");
 
   unsigned nArgs = step.getNumArguments(), nRes = step.getNumResults();
   const auto &argSlots = (*compiled)->args();

@@ -125,6 +125,11 @@ static cl::opt<int64_t> printEvery(
     "print-every", cl::desc("progress lines every N steps when not a "
                             "terminal"),
     cl::init(50), cl::cat(cat));
+static cl::opt<std::string> cacheDir(
+    "cache-dir",
+    cl::desc("compiled-code cache (default: $LPC_CACHE_DIR, else "
+             "$XDG_CACHE_HOME/lpc or ~/.cache/lpc; 'off' disables)"),
+    cl::init(""), cl::cat(cat));
 static cl::opt<int64_t> synthExamples("synthetic-examples",
                                       cl::desc("examples of synthetic data"),
                                       cl::init(8192), cl::cat(cat));
@@ -440,10 +445,14 @@ int main(int argc, char **argv) {
       return fail("building the train step failed (pipeline: " + pipeline +
                   ")");
   }
-  auto stepFn = cpu::CompiledFunction::compile(*module, model + "_train_step");
+  cpu::CompileOptions copts;
+  if (!cacheDir.empty())
+    copts.cacheDir = cacheDir == "off" ? std::string() : cacheDir.getValue();
+  auto stepFn =
+      cpu::CompiledFunction::compile(*module, model + "_train_step", copts);
   if (!stepFn)
     return fail(llvm::toString(stepFn.takeError()));
-  auto evalFn = cpu::CompiledFunction::compile(*module, model + "_eval");
+  auto evalFn = cpu::CompiledFunction::compile(*module, model + "_eval", copts);
   if (!evalFn)
     return fail(llvm::toString(evalFn.takeError()));
   double compileSecs =
@@ -451,8 +460,10 @@ int main(int argc, char **argv) {
           .count();
   llvm::errs() << llvm::formatv(
       "lpc-run: compiled @{0}_train_step and @{0}_eval ({1} precision) in "
-      "{2:f2} s\n",
-      model, mixedPrecision.getValue(), compileSecs);
+      "{2:f2} s{3}\n",
+      model, mixedPrecision.getValue(), compileSecs,
+      (*stepFn)->cached() && (*evalFn)->cached() ? " (from the compile cache)"
+                                                 : "");
 
   // State: one buffer per state argument, keyed "state/name".
   const auto &args = (*stepFn)->args();

@@ -22,8 +22,11 @@
 #include <string>
 #include <vector>
 
+namespace llvm::orc {
+class LLJIT;
+} // namespace llvm::orc
+
 namespace mlir {
-class ExecutionEngine;
 namespace lpc {
 namespace cpu {
 
@@ -45,6 +48,10 @@ struct CompileOptions {
   /// Time every top-level op of the lowered function (lpc-profile-marks);
   /// read the figures with CompiledFunction::profile().
   bool profile = false;
+  /// Where compiled objects are cached, keyed on the lowered function, the
+  /// host CPU and the codegen version. Unset: $LPC_CACHE_DIR (``off``
+  /// disables), else $XDG_CACHE_HOME/lpc, else ~/.cache/lpc. "": no cache.
+  std::optional<std::string> cacheDir;
 };
 
 /// Time spent in one top-level op of a profiled function, over all runs.
@@ -68,8 +75,11 @@ public:
 
   const std::vector<Slot> &args() const { return argSlots; }
   const std::vector<Slot> &results() const { return resultSlots; }
-  /// Seconds spent in codegen and LLVM compilation.
+  /// Seconds spent in codegen and LLVM compilation (or loading the cached
+  /// object).
   double compileSeconds() const { return seconds; }
+  /// Whether the code came from the compile cache.
+  bool cached() const { return fromCache; }
 
   /// Runs the function: one contiguous row-major buffer per argument and per
   /// result, of the sizes the slots give. Results are written, never read.
@@ -78,8 +88,9 @@ public:
 
 private:
   CompiledFunction() = default;
-  std::unique_ptr<ExecutionEngine> engine;
-  std::string symbol;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  void (*entry)(void **) = nullptr;
+  bool fromCache = false;
   std::vector<Slot> argSlots, resultSlots;
   double seconds = 0;
   std::vector<ProfileEntry> profileEntries;
