@@ -12,6 +12,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir {
 namespace lpc {
@@ -51,6 +53,66 @@ Value view3d(OpBuilder &b, Location loc, Value v) {
   return memref::CastOp::create(b, loc, dyn, r);
 }
 
+/// The buffer a memref value is a view of (through casts and reshapes).
+Value rootBuffer(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+      v = view.getViewSource();
+    else
+      break;
+  }
+  return v;
+}
+
+/// Whether `op` or an op nested in it has an operand viewing `root`.
+bool touches(Operation *op, Value root) {
+  bool hit = false;
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (isa<MemRefType>(v.getType()) && rootBuffer(v) == root)
+        hit = true;
+  });
+  return hit;
+}
+
+/// The zero-initialization of a GEMM's accumulator `c` before the GEMM
+/// (with nothing in between touching c): a linalg.fill of `c`, or a copy
+/// into `c` (bufferization copies a zero tensor that CSE shared). The
+/// library overwrites C, so it is dead.
+Operation *deadInit(linalg::GenericOp g, Value c) {
+  Value root = rootBuffer(c);
+  for (Operation *op = g->getPrevNode(); op; op = op->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(op);
+        fill && fill.getDpsInits()[0] == c)
+      return op;
+    if (auto copy = dyn_cast<memref::CopyOp>(op); copy && copy.getTarget() == c)
+      return op;
+    if (op->getNumResults() == 1 && op->getResult(0) == root)
+      return nullptr; // c's allocation: nothing initialized it
+    if (touches(op, root))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// Buffers that are only ever filled (their zero-init copies are gone).
+void eraseWriteOnlyBuffers(ModuleOp module) {
+  SmallVector<memref::AllocOp> allocs;
+  module.walk([&](memref::AllocOp a) { allocs.push_back(a); });
+  for (memref::AllocOp a : allocs) {
+    bool writeOnly = llvm::all_of(a->getUsers(), [&](Operation *u) {
+      auto fill = dyn_cast<linalg::FillOp>(u);
+      return isa<memref::DeallocOp>(u) ||
+             (fill && fill.getDpsInits()[0] == a.getResult());
+    });
+    if (!writeOnly)
+      continue;
+    for (Operation *u : llvm::make_early_inc_range(a->getUsers()))
+      u->erase();
+    a->erase();
+  }
+}
+
 struct LpcGemmToCallsPass
     : ::mlir::lpc::impl::LpcGemmToCallsBase<LpcGemmToCallsPass> {
   void runOnOperation() override {
@@ -75,6 +137,7 @@ struct LpcGemmToCallsPass
         callee = "lpc_rt_gemm_bf16";
       else
         continue; // stays a loop nest
+      Operation *init = deadInit(g, c); // before the call goes in
       b.setInsertionPoint(g);
       Location loc = g.getLoc();
       int64_t aRank = cast<MemRefType>(a.getType()).getRank();
@@ -101,8 +164,11 @@ struct LpcGemmToCallsPass
       func::CallOp::create(b, loc, fn,
                            ValueRange{a3, w3, c3, i64(flags[0]), i64(flags[1]),
                                       i64(broadcastB)});
+      if (init)
+        init->erase();
       g.erase();
     }
+    eraseWriteOnlyBuffers(module);
   }
 };
 

@@ -1,4 +1,12 @@
 // RUN: lpc-opt %s -lpc-to-linalg -one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" -lpc-gemm-to-calls | FileCheck %s
+// RUN: lpc-opt %s -lpc-to-linalg -cse -one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" -lpc-gemm-to-calls | FileCheck %s --check-prefix=INIT
+
+// The library overwrites C: the zero fills of the accumulators (and the
+// copies of the zero tensor CSE shared between the GEMMs) are gone.
+// INIT-LABEL: func.func @gemms
+// INIT-NOT: linalg.fill
+// INIT-NOT: memref.copy
+// INIT: return
 
 // Bufferized GEMMs become calls to the GEMM library on rank-3 views:
 // a rank-2 GEMM gets a batch of 1, a rank-3 x rank-2 GEMM a broadcast rhs;
