@@ -1,0 +1,702 @@
+//===- lpc-cuda-check.cpp - is there a usable GPU, and does it compute right? ===//
+//
+//   lpc-cuda-check                     driver version and devices
+//   lpc-cuda-check --driver-selftest   + allocator, PTX load / launch / JIT
+//                                        error log, graph capture, events
+//   lpc-cuda-check --gemm-selftest     + every GEMM precision against a
+//                                        double-precision host reference
+//   lpc-cuda-check --gemm-bench[=MxNxK,...] [--bench-precisions=P,...]
+//                  [--bench-iters=N]   cuBLASLt GEMM timings in TFLOP/s
+//   lpc-cuda-check --print-test-ptx    the PTX test kernel (no GPU needed)
+//   --device=N                         the device to test (default 0)
+//
+// Exit codes: 0 all good; 1 a check failed or something broke; 2 no NVIDIA
+// driver or no GPU (one line saying which; ctest's SKIP_RETURN_CODE for GPU
+// tests); 64 bad usage. Needs only the runtime, never LLVM/MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lpc/Runtime/CudaAllocator.h"
+#include "lpc/Runtime/CudaDriver.h"
+#include "lpc/Runtime/CudaGemm.h"
+#include "lpc/Runtime/Random.h"
+
+#include "GemmReference.h"
+#include "HostFloat.h"
+#include "TestKernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace lpc::rt;
+using namespace lpc::rt::cuda;
+
+namespace {
+
+constexpr int kExitOk = 0, kExitFailed = 1, kExitNoGpu = 2, kExitUsage = 64;
+
+const char kUsage[] =
+    "usage: lpc-cuda-check [--driver-selftest] [--gemm-selftest]\n"
+    "                      [--gemm-bench[=MxNxK,...]] [--bench-precisions=P,...]\n"
+    "                      [--bench-iters=N] [--device=N] [--print-test-ptx]\n"
+    "bench precisions: bf16 f16 tf32 f32 fp8 fp8-fast fp8-e5m2 "
+    "(default bf16,fp8-fast,fp8)\n"
+    "exit: 0 ok, 1 failed, 2 no NVIDIA driver or GPU, 64 usage\n";
+
+struct Options {
+  bool driverSelftest = false, gemmSelftest = false, bench = false;
+  std::string benchShapes = "4096x4096x4096,8192x2048x8192";
+  std::string benchPrecisions = "bf16,fp8-fast,fp8";
+  int benchIters = 20;
+  int device = 0;
+};
+
+std::string gib(size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f GiB", bytes / 1073741824.0);
+  return buf;
+}
+
+std::string mib(size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f MiB", bytes / 1048576.0);
+  return buf;
+}
+
+std::vector<std::string> splitList(const std::string &s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos)
+      comma = s.size();
+    if (comma > start)
+      out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+/// Collects "ok"/"FAIL" lines and remembers whether anything failed.
+struct Report {
+  bool ok = true;
+  void line(bool pass, const std::string &what, const std::string &detail = "") {
+    std::printf("  %-4s %s%s%s\n", pass ? "ok" : "FAIL", what.c_str(),
+                detail.empty() ? "" : ": ", detail.c_str());
+    std::fflush(stdout);
+    ok = ok && pass;
+  }
+  /// A step that must succeed for the rest to make sense.
+  bool step(const std::string &what, const Error &e) {
+    if (e)
+      line(false, what, e.message());
+    return !e;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Driver self-test
+//===----------------------------------------------------------------------===//
+
+Expected<DeviceBuffer> upload(Device &dev, const void *data, size_t bytes) {
+  Expected<DeviceBuffer> buf = dev.allocate(bytes);
+  if (!buf)
+    return buf.takeError();
+  if (Error e = dev.copyToDevice(buf->get(), data, bytes))
+    return e;
+  return buf;
+}
+
+template <typename T> Expected<std::vector<T>> download(Device &dev, CUdeviceptr p, size_t n) {
+  std::vector<T> out(n);
+  if (Error e = dev.copyToHost(out.data(), p, n * sizeof(T)))
+    return e;
+  return out;
+}
+
+void driverSelftest(Device &dev, Report &r) {
+  std::printf("driver self-test:\n");
+  CachingAllocator &alloc = dev.allocator();
+
+  // Allocator: a freed block comes back for a request of the same rounded size.
+  {
+    AllocatorStats before = alloc.stats();
+    Expected<DeviceBuffer> b1 = dev.allocate(1000);
+    if (!r.step("allocate", b1 ? Error() : b1.takeError()))
+      return;
+    CUdeviceptr p1 = b1->get();
+    b1->reset();
+    Expected<DeviceBuffer> b2 = dev.allocate(900); // rounds to the same 1024
+    if (!r.step("allocate", b2 ? Error() : b2.takeError()))
+      return;
+    AllocatorStats after = alloc.stats();
+    r.line(b2->get() == p1 && after.cacheHits == before.cacheHits + 1 &&
+               after.backendAllocations == before.backendAllocations + 1,
+           "caching allocator reuses a freed block",
+           "in use " + std::to_string(after.inUse) + " B, held " +
+               std::to_string(after.held) + " B");
+  }
+
+  // Module load and launch: y = a x + y with exactly representable values.
+  const unsigned n = (1u << 20) + 3; // not a multiple of the block size
+  std::vector<float> x(n), y0(n);
+  for (unsigned i = 0; i < n; ++i) {
+    x[i] = float(i % 1000);
+    y0[i] = float(i % 7) - 3.0f;
+  }
+  Expected<Module> mod = Module::load(dev, kTestPtx);
+  if (!r.step("load the PTX test kernel", mod ? Error() : mod.takeError()))
+    return;
+  Expected<CUfunction> fn = mod->function(kTestKernelName);
+  if (!r.step("cuModuleGetFunction", fn ? Error() : fn.takeError()))
+    return;
+  Expected<DeviceBuffer> dx = upload(dev, x.data(), n * 4);
+  Expected<DeviceBuffer> dy = upload(dev, y0.data(), n * 4);
+  if (!r.step("upload", !dx ? dx.takeError() : !dy ? dy.takeError() : Error()))
+    return;
+  CUdeviceptr px = dx->get(), py = dy->get();
+  auto launch = [&](float a) {
+    unsigned count = n;
+    void *params[] = {&px, &py, &a, &count};
+    return dev.launch(*fn, Dim3{(n + 255) / 256, 1, 1}, Dim3{256, 1, 1}, 0, params);
+  };
+  if (!r.step("cuLaunchKernel", launch(2.0f)))
+    return;
+  Expected<std::vector<float>> got = download<float>(dev, py, n);
+  if (!r.step("download", got ? Error() : got.takeError()))
+    return;
+  size_t bad = 0;
+  for (unsigned i = 0; i < n; ++i)
+    bad += (*got)[i] != 2.0f * x[i] + y0[i];
+  r.line(bad == 0, "PTX kernel (JIT) computes y = a x + y",
+         std::to_string(n) + " elements, " + std::to_string(bad) + " wrong");
+
+  // A JIT error carries the JIT's log.
+  Expected<Module> broken = Module::load(dev, kBrokenPtx);
+  std::string msg = broken ? "loaded" : broken.error().message();
+  r.line(!broken && msg.find("cuModuleLoadDataEx failed: CUDA_ERROR_INVALID_PTX") == 0 &&
+             msg.find("line") != std::string::npos,
+         "invalid PTX is reported with the JIT log", msg);
+
+  // Graph: three launches captured once, replayed twice.
+  if (Error e = dev.copyToDevice(py, y0.data(), n * 4); !r.step("reset y", e))
+    return;
+  Expected<Graph> graph = Graph::capture(dev, [&]() -> Error {
+    for (float a : {1.0f, 2.0f, 3.0f})
+      if (Error e = launch(a))
+        return e;
+    return Error();
+  });
+  if (!r.step("graph capture", graph ? Error() : graph.takeError()))
+    return;
+  Expected<StreamTimer> timer = StreamTimer::create(dev);
+  if (!r.step("events", timer ? Error() : timer.takeError()))
+    return;
+  if (!r.step("graph launch", timer->start()) || !r.step("graph launch", graph->launch()) ||
+      !r.step("graph launch", graph->launch()) || !r.step("event record", timer->stop()))
+    return;
+  Expected<float> ms = timer->elapsedMs();
+  got = download<float>(dev, py, n);
+  if (!r.step("download", got ? Error() : got.takeError()))
+    return;
+  bad = 0;
+  for (unsigned i = 0; i < n; ++i)
+    bad += (*got)[i] != 12.0f * x[i] + y0[i];
+  char detail[128];
+  std::snprintf(detail, sizeof(detail), "%u elements, %zu wrong, %.3f ms for 6 launches", n,
+                bad, ms ? double(*ms) : -1.0);
+  r.line(bad == 0 && ms && *ms > 0, "graph of 3 launches replayed twice", detail);
+  if (!ms)
+    r.line(false, "cuEventElapsedTime", ms.error().message());
+
+  // Capture ends cleanly when the body fails, and the stream stays usable.
+  Expected<Graph> failing = Graph::capture(dev, [] { return Error::make("test failure"); });
+  r.line(!failing && failing.error().message().find("test failure") != std::string::npos &&
+             !dev.synchronize(),
+         "a failed capture ends the capture");
+}
+
+//===----------------------------------------------------------------------===//
+// GEMM self-test
+//===----------------------------------------------------------------------===//
+
+struct GemmCase {
+  GemmDesc d;
+  float alpha = 1.0f;
+  float aScale = 1.0f, bScale = 1.0f; // FP8 only
+  double tol;
+  const char *why; // what the tolerance allows for
+};
+
+GemmDesc makeDesc(int64_t m, int64_t n, int64_t k, int64_t batch, bool ta, bool tb,
+                  DType a, DType b, DType c, GemmEpilogue ep = GemmEpilogue::None) {
+  GemmDesc d;
+  d.m = m, d.n = n, d.k = k, d.batch = batch, d.transA = ta, d.transB = tb;
+  d.a = a, d.b = b, d.c = c, d.epilogue = ep;
+  return d;
+}
+
+std::vector<GemmCase> gemmCases() {
+  using E = GemmEpilogue;
+  std::vector<GemmCase> cases;
+  auto add = [&](GemmDesc d, double tol, const char *why, float alpha = 1.0f,
+                 float as = 1.0f, float bs = 1.0f) {
+    GemmCase c;
+    c.d = d, c.tol = tol, c.why = why, c.alpha = alpha, c.aScale = as, c.bScale = bs;
+    cases.push_back(c);
+  };
+  // Tolerances are on max|C - ref| / max|ref|: accumulation order in FP32
+  // (~1e-6 here) plus the rounding of the output format (half an ulp:
+  // bf16 2^-9, f16 2^-12, e4m3 2^-4) and TF32's 10-bit inputs.
+  add(makeDesc(67, 45, 93, 3, false, false, DType::F32, DType::F32, DType::F32, E::Bias),
+      1e-5, "f32 accumulation", 0.5f);
+  {
+    GemmDesc d = makeDesc(128, 96, 256, 1, true, true, DType::F32, DType::F32, DType::F32,
+                          E::GeluTanh);
+    d.tf32 = true;
+    add(d, 4e-3, "tf32 inputs (10-bit mantissa)");
+  }
+  add(makeDesc(256, 192, 320, 1, false, true, DType::BF16, DType::BF16, DType::BF16,
+               E::BiasGeluTanh),
+      8e-3, "bf16 output");
+  {
+    GemmDesc d = makeDesc(100, 72, 64, 2, true, false, DType::BF16, DType::BF16, DType::F32);
+    d.broadcastB = true;
+    add(d, 1e-5, "f32 accumulation");
+  }
+  add(makeDesc(96, 80, 112, 1, false, false, DType::F16, DType::F16, DType::F16, E::Bias),
+      2e-3, "f16 output");
+  add(makeDesc(48, 64, 80, 2, true, true, DType::F16, DType::F16, DType::F32), 1e-5,
+      "f32 accumulation");
+  {
+    GemmDesc d = makeDesc(128, 256, 512, 1, false, true, DType::F8_E4M3, DType::F8_E4M3,
+                          DType::BF16, E::Bias);
+    d.fastAccum = true;
+    add(d, 1.5e-2, "bf16 output, fast accumulation", 1.0f, 0.5f, 4.0f);
+  }
+  add(makeDesc(64, 128, 256, 2, false, true, DType::F8_E4M3, DType::F8_E5M2, DType::F32,
+               E::Bias),
+      1e-3, "promoted fp8 accumulation", 1.0f, 0.25f, 2.0f);
+  add(makeDesc(80, 96, 128, 1, false, true, DType::F8_E5M2, DType::F8_E4M3, DType::F16,
+               E::GeluTanh),
+      3e-3, "f16 output", 1.0f, 2.0f, 0.125f);
+  add(makeDesc(64, 64, 128, 1, false, true, DType::F8_E4M3, DType::F8_E4M3, DType::F8_E4M3,
+               E::BiasGeluTanh),
+      7e-2, "e4m3 output (3 mantissa bits)", 1.0f, 0.5f, 0.5f);
+  add(makeDesc(64, 64, 128, 1, false, true, DType::F8_E5M2, DType::F8_E4M3, DType::F8_E5M2),
+      1.3e-1, "e5m2 output (2 mantissa bits)", 1.0f, 1.0f, 1.0f);
+  return cases;
+}
+
+/// Random values, never zero: magnitudes in [0.25, 2) with random signs,
+/// rounded to `t`.
+std::vector<double> randomValues(Rng &rng, size_t n, DType t) {
+  std::vector<double> v(n);
+  for (double &x : v) {
+    double mag = 0.25 + 1.75 * rng.uniform();
+    x = roundTo(t, rng.uniform() < 0.5 ? -mag : mag);
+  }
+  return v;
+}
+
+struct GemmBuffers {
+  DeviceBuffer a, b, c, bias, scales; // scales: aScale, bScale, cScale, amax
+};
+
+/// Runs one case; returns false when anything failed (after printing why).
+bool runGemmCase(Device &dev, GemmEngine &engine, const GemmCase &gc, uint64_t seed,
+                 Report &r) {
+  const GemmDesc &d = gc.d;
+  Rng rng(seed);
+  size_t na = size_t(d.batch * d.m * d.k);
+  size_t nb = size_t((d.broadcastB ? 1 : d.batch) * d.k * d.n);
+  size_t nc = size_t(d.batch * d.m * d.n);
+  std::vector<double> a = randomValues(rng, na, d.a);
+  std::vector<double> b = randomValues(rng, nb, d.b);
+  DType biasType = gemmBiasType(d);
+  std::vector<double> bias;
+  if (d.hasBias())
+    bias = randomValues(rng, size_t(d.n), biasType);
+  bool fp8 = d.isFP8();
+  bool fp8Out = d.c == DType::F8_E4M3 || d.c == DType::F8_E5M2;
+  double scale = double(gc.alpha) * (fp8 ? double(gc.aScale) * double(gc.bScale) : 1.0);
+  std::vector<double> ref = referenceGemm(d, a, b, bias, scale);
+  double amaxRef = 0;
+  for (double v : ref)
+    amaxRef = std::max(amaxRef, std::fabs(v));
+  // FP8 output: quantize the largest value to ~200 (E4M3 max 448).
+  float cScale = fp8Out ? float(200.0 / amaxRef) : 1.0f;
+
+  auto fail = [&](const Error &e) {
+    r.line(false, d.str(), e.message());
+    return false;
+  };
+  std::vector<uint8_t> ha = encodeAs(d.a, a), hb = encodeAs(d.b, b);
+  Expected<DeviceBuffer> da = upload(dev, ha.data(), ha.size());
+  Expected<DeviceBuffer> db = upload(dev, hb.data(), hb.size());
+  Expected<DeviceBuffer> dc = dev.allocate(gemmBytesC(d));
+  Expected<DeviceBuffer> ds = dev.allocate(64);
+  if (!da || !db || !dc || !ds)
+    return fail(!da ? da.takeError() : !db ? db.takeError() : !dc ? dc.takeError() : ds.takeError());
+  GemmOperands ops;
+  ops.a = da->get(), ops.b = db->get(), ops.c = dc->get(), ops.alpha = gc.alpha;
+  Expected<DeviceBuffer> dbias = DeviceBuffer();
+  if (d.hasBias()) {
+    std::vector<uint8_t> hbias = encodeAs(biasType, bias);
+    dbias = upload(dev, hbias.data(), hbias.size());
+    if (!dbias)
+      return fail(dbias.takeError());
+    ops.bias = dbias->get();
+  }
+  if (fp8) {
+    float scales[4] = {gc.aScale, gc.bScale, cScale, -1.0f};
+    if (Error e = dev.copyToDevice(ds->get(), scales, sizeof(scales)))
+      return fail(e);
+    ops.aScale = ds->get();
+    ops.bScale = ds->get() + 4;
+    if (fp8Out) {
+      ops.cScale = ds->get() + 8;
+      ops.amax = ds->get() + 12;
+    }
+  }
+  // Poison C so a GEMM that writes nothing cannot pass.
+  if (Error e = dev.memset(ops.c, 0xFF, gemmBytesC(d)))
+    return fail(e);
+  if (Error e = engine.run(d, ops))
+    return fail(e);
+  std::vector<uint8_t> hc(gemmBytesC(d));
+  if (Error e = dev.copyToHost(hc.data(), ops.c, hc.size()))
+    return fail(e);
+  std::vector<double> c = decodeAs(d.c, hc.data(), nc);
+
+  double maxErr = 0, maxRef = 0;
+  size_t nonfinite = 0;
+  for (size_t i = 0; i < nc; ++i) {
+    double want = ref[i] * cScale;
+    if (!std::isfinite(c[i])) {
+      ++nonfinite;
+      continue;
+    }
+    maxErr = std::max(maxErr, std::fabs(c[i] - want));
+    maxRef = std::max(maxRef, std::fabs(want));
+  }
+  double rel = maxErr / maxRef;
+  bool pass = nonfinite == 0 && rel <= gc.tol;
+  char detail[256];
+  std::snprintf(detail, sizeof(detail), "max rel err %.3g (tol %.3g: %s)%s", rel, gc.tol,
+                gc.why, nonfinite ? ", non-finite outputs" : "");
+  r.line(pass, d.str(), detail);
+  if (fp8Out) {
+    float amax = 0;
+    if (Error e = dev.copyToHost(&amax, ops.amax, 4))
+      return fail(e);
+    double amaxRel = std::fabs(amax - amaxRef) / amaxRef;
+    std::snprintf(detail, sizeof(detail), "%.6g vs reference %.6g (rel err %.3g, tol 1e-2)",
+                  double(amax), amaxRef, amaxRel);
+    r.line(amaxRel <= 1e-2, "  amax of that output", detail);
+    pass = pass && amaxRel <= 1e-2;
+  }
+  return pass;
+}
+
+/// A GEMM captured into a graph gives bit-identical results when replayed.
+void gemmGraphCheck(Device &dev, GemmEngine &engine, Report &r) {
+  GemmDesc d = makeDesc(128, 128, 256, 1, false, true, DType::BF16, DType::BF16, DType::BF16);
+  Rng rng(99);
+  std::vector<uint8_t> ha = encodeAs(d.a, randomValues(rng, size_t(d.m * d.k), d.a));
+  std::vector<uint8_t> hb = encodeAs(d.b, randomValues(rng, size_t(d.n * d.k), d.b));
+  Expected<DeviceBuffer> da = upload(dev, ha.data(), ha.size());
+  Expected<DeviceBuffer> db = upload(dev, hb.data(), hb.size());
+  Expected<DeviceBuffer> c1 = dev.allocate(gemmBytesC(d));
+  Expected<DeviceBuffer> c2 = dev.allocate(gemmBytesC(d));
+  if (!da || !db || !c1 || !c2) {
+    r.line(false, "GEMM in a graph", "allocation failed");
+    return;
+  }
+  GemmOperands ops;
+  ops.a = da->get(), ops.b = db->get(), ops.c = c1->get();
+  if (!r.step("GEMM in a graph: direct run", engine.run(d, ops)))
+    return;
+  ops.c = c2->get();
+  Expected<Graph> g = Graph::capture(dev, [&] { return engine.run(d, ops); });
+  if (!r.step("GEMM in a graph: capture", g ? Error() : g.takeError()))
+    return;
+  if (!r.step("GEMM in a graph: launch", g->launch()))
+    return;
+  std::vector<uint8_t> h1(gemmBytesC(d)), h2(gemmBytesC(d));
+  if (!r.step("GEMM in a graph: download", dev.copyToHost(h1.data(), c1->get(), h1.size())) ||
+      !r.step("GEMM in a graph: download", dev.copyToHost(h2.data(), c2->get(), h2.size())))
+    return;
+  r.line(h1 == h2, "GEMM captured in a graph matches the direct run bit for bit");
+}
+
+void gemmSelftest(Device &dev, Report &r) {
+  std::printf("GEMM self-test (cuBLASLt; error = max|C - ref| / max|ref|, ref in double "
+              "from the rounded inputs):\n");
+  Expected<std::unique_ptr<GemmEngine>> engine = GemmEngine::create(dev);
+  if (!r.step("create the GEMM engine", engine ? Error() : engine.takeError()))
+    return;
+  std::vector<GemmCase> cases = gemmCases();
+  for (size_t i = 0; i < cases.size(); ++i)
+    runGemmCase(dev, **engine, cases[i], 1000 + i, r);
+  gemmGraphCheck(dev, **engine, r);
+  std::printf("  (%zu cuBLASLt plans cached)\n", (*engine)->cachedPlans());
+}
+
+//===----------------------------------------------------------------------===//
+// GEMM benchmark
+//===----------------------------------------------------------------------===//
+
+struct BenchPrecision {
+  const char *name;
+  DType a, b, c;
+  bool tf32, fastAccum;
+};
+
+const BenchPrecision kBenchPrecisions[] = {
+    {"bf16", DType::BF16, DType::BF16, DType::BF16, false, false},
+    {"f16", DType::F16, DType::F16, DType::F16, false, false},
+    {"tf32", DType::F32, DType::F32, DType::F32, true, false},
+    {"f32", DType::F32, DType::F32, DType::F32, false, false},
+    {"fp8-fast", DType::F8_E4M3, DType::F8_E4M3, DType::BF16, false, true},
+    {"fp8", DType::F8_E4M3, DType::F8_E4M3, DType::BF16, false, false},
+    {"fp8-e5m2", DType::F8_E4M3, DType::F8_E5M2, DType::BF16, false, true},
+};
+
+/// Fills `bytes` of device memory with random values of `t` (a 1 MiB host
+/// pattern, copied repeatedly).
+Error fillRandom(Device &dev, CUdeviceptr p, size_t bytes, DType t, Rng &rng) {
+  size_t chunkElems = (size_t(1) << 20) / dtypeSize(t);
+  std::vector<uint8_t> chunk = encodeAs(t, randomValues(rng, chunkElems, t));
+  for (size_t off = 0; off < bytes; off += chunk.size())
+    if (Error e = dev.copyToDevice(p + off, chunk.data(), std::min(chunk.size(), bytes - off)))
+      return e;
+  return dev.synchronize();
+}
+
+bool parseShape(const std::string &s, int64_t *m, int64_t *n, int64_t *k) {
+  long long a, b, c;
+  char tail;
+  if (std::sscanf(s.c_str(), "%lldx%lldx%lld%c", &a, &b, &c, &tail) != 3 || a < 1 || b < 1 ||
+      c < 1)
+    return false;
+  *m = a, *n = b, *k = c;
+  return true;
+}
+
+int gemmBench(Device &dev, const Options &opt) {
+  std::printf("GEMM benchmark (cuBLASLt heuristic algorithm, A [M,K] x B^T [N,K] -> C "
+              "[M,N], %d GEMMs per timing, median of 5; TFLOP/s = 2MNK / time):\n",
+              opt.benchIters);
+  Expected<std::unique_ptr<GemmEngine>> engine = GemmEngine::create(dev);
+  if (!engine) {
+    std::fprintf(stderr, "lpc-cuda-check: %s\n", engine.error().message().c_str());
+    return kExitFailed;
+  }
+  Expected<StreamTimer> timer = StreamTimer::create(dev);
+  if (!timer) {
+    std::fprintf(stderr, "lpc-cuda-check: %s\n", timer.error().message().c_str());
+    return kExitFailed;
+  }
+  std::printf("  %-16s %-9s %10s %9s  %s\n", "MxNxK", "precision", "ms/GEMM", "TFLOP/s",
+              "cuBLASLt algorithm");
+  int status = kExitOk;
+  Rng rng(7);
+  for (const std::string &shape : splitList(opt.benchShapes)) {
+    int64_t m, n, k;
+    if (!parseShape(shape, &m, &n, &k)) {
+      std::fprintf(stderr, "lpc-cuda-check: bad shape '%s' (want MxNxK)\n", shape.c_str());
+      return kExitUsage;
+    }
+    for (const std::string &pname : splitList(opt.benchPrecisions)) {
+      const BenchPrecision *p = nullptr;
+      for (const BenchPrecision &c : kBenchPrecisions)
+        if (pname == c.name)
+          p = &c;
+      if (!p) {
+        std::fprintf(stderr, "lpc-cuda-check: unknown precision '%s'\n%s", pname.c_str(),
+                     kUsage);
+        return kExitUsage;
+      }
+      GemmDesc d = makeDesc(m, n, k, 1, false, true, p->a, p->b, p->c);
+      d.tf32 = p->tf32;
+      d.fastAccum = p->fastAccum;
+      auto fail = [&](const Error &e) {
+        std::printf("  %-16s %-9s FAILED: %s\n", shape.c_str(), p->name, e.message().c_str());
+        status = kExitFailed;
+      };
+      if (Error e = validateGemm(d)) {
+        fail(e);
+        continue;
+      }
+      Expected<DeviceBuffer> da = dev.allocate(gemmBytesA(d));
+      Expected<DeviceBuffer> db = dev.allocate(gemmBytesB(d));
+      Expected<DeviceBuffer> dc = dev.allocate(gemmBytesC(d));
+      Expected<DeviceBuffer> ds = dev.allocate(16);
+      if (!da || !db || !dc || !ds) {
+        fail(!da ? da.takeError() : !db ? db.takeError() : !dc ? dc.takeError() : ds.takeError());
+        continue;
+      }
+      GemmOperands ops;
+      ops.a = da->get(), ops.b = db->get(), ops.c = dc->get();
+      Error e = fillRandom(dev, ops.a, gemmBytesA(d), d.a, rng);
+      if (!e)
+        e = fillRandom(dev, ops.b, gemmBytesB(d), d.b, rng);
+      if (!e && d.isFP8()) {
+        float ones[2] = {1.0f, 1.0f};
+        e = dev.copyToDevice(ds->get(), ones, sizeof(ones));
+        ops.aScale = ds->get(), ops.bScale = ds->get() + 4;
+      }
+      for (int i = 0; i < 3 && !e; ++i) // warm-up (the first call plans)
+        e = engine->get()->run(d, ops);
+      if (!e)
+        e = dev.synchronize();
+      std::vector<double> times;
+      for (int rep = 0; rep < 5 && !e; ++rep) {
+        e = timer->start();
+        for (int i = 0; i < opt.benchIters && !e; ++i)
+          e = engine->get()->run(d, ops);
+        if (!e)
+          e = timer->stop();
+        if (!e) {
+          Expected<float> ms = timer->elapsedMs();
+          if (!ms)
+            e = ms.takeError();
+          else
+            times.push_back(double(*ms) / opt.benchIters);
+        }
+      }
+      if (e) {
+        fail(e);
+        continue;
+      }
+      std::sort(times.begin(), times.end());
+      double ms = times[times.size() / 2];
+      double tflops = 2.0 * double(m) * double(n) * double(k) / (ms * 1e-3) / 1e12;
+      std::printf("  %-16s %-9s %10.4f %9.1f  %s\n", shape.c_str(), p->name, ms, tflops,
+                  engine->get()->lastPlanInfo().c_str());
+      std::fflush(stdout);
+    }
+  }
+  return status;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const char *prefix) -> const char * {
+      size_t n = std::strlen(prefix);
+      return arg.compare(0, n, prefix) == 0 ? argv[i] + n : nullptr;
+    };
+    if (arg == "--help" || arg == "-h") {
+      std::printf("%s", kUsage);
+      return kExitOk;
+    } else if (arg == "--print-test-ptx") {
+      std::printf("%s", kTestPtx);
+      return kExitOk;
+    } else if (arg == "--driver-selftest") {
+      opt.driverSelftest = true;
+    } else if (arg == "--gemm-selftest") {
+      opt.gemmSelftest = true;
+    } else if (arg == "--gemm-bench") {
+      opt.bench = true;
+    } else if (const char *v = value("--gemm-bench=")) {
+      opt.bench = true;
+      opt.benchShapes = v;
+    } else if (const char *v = value("--bench-precisions=")) {
+      opt.benchPrecisions = v;
+    } else if (const char *v = value("--bench-iters=")) {
+      opt.benchIters = std::atoi(v);
+      if (opt.benchIters < 1) {
+        std::fprintf(stderr, "lpc-cuda-check: bad --bench-iters '%s'\n", v);
+        return kExitUsage;
+      }
+    } else if (const char *v = value("--device=")) {
+      char *end = nullptr;
+      opt.device = int(std::strtol(v, &end, 10));
+      if (!*v || *end || opt.device < 0) {
+        std::fprintf(stderr, "lpc-cuda-check: bad --device '%s'\n", v);
+        return kExitUsage;
+      }
+    } else {
+      std::fprintf(stderr, "lpc-cuda-check: unknown argument '%s'\n%s", arg.c_str(), kUsage);
+      return kExitUsage;
+    }
+  }
+
+  Expected<const Driver *> driver = Driver::get();
+  if (!driver) {
+    DriverFailure f = Driver::failure();
+    std::fprintf(stderr, "lpc-cuda-check: %s\n", driver.error().message().c_str());
+    return f == DriverFailure::NoDriver || f == DriverFailure::NoDevice ? kExitNoGpu
+                                                                        : kExitFailed;
+  }
+  const Driver &drv = **driver;
+  Expected<int> count = deviceCount(drv);
+  if (!count) {
+    std::fprintf(stderr, "lpc-cuda-check: %s\n", count.error().message().c_str());
+    return kExitFailed;
+  }
+  std::printf("NVIDIA driver: %s (%s), %d device(s)\n", formatCudaVersion(drv.version()).c_str(),
+              drv.library().c_str(), *count);
+  if (*count == 0) {
+    std::fprintf(stderr, "lpc-cuda-check: no CUDA device\n");
+    return kExitNoGpu;
+  }
+  for (int i = 0; i < *count; ++i) {
+    Expected<DeviceInfo> info = deviceInfo(drv, i);
+    if (!info) {
+      std::fprintf(stderr, "lpc-cuda-check: %s\n", info.error().message().c_str());
+      return kExitFailed;
+    }
+    std::printf("device %d: %s, compute capability %d.%d, %s, %d SMs, %d MHz\n", i,
+                info->name.c_str(), info->ccMajor, info->ccMinor,
+                gib(info->totalMemory).c_str(), info->multiprocessors, info->clockKHz / 1000);
+  }
+  Expected<const CublasLt *> lt = loadCublasLt();
+  if (lt)
+    std::printf("cuBLASLt: %zu (%s)\n", cublasLtVersion(**lt), cublasLtPath(**lt).c_str());
+  else
+    std::printf("cuBLASLt: unavailable: %s\n", lt.error().message().c_str());
+  std::fflush(stdout);
+
+  if (!opt.driverSelftest && !opt.gemmSelftest && !opt.bench)
+    return kExitOk;
+  if (opt.device >= *count) {
+    std::fprintf(stderr, "lpc-cuda-check: no device %d\n", opt.device);
+    return kExitUsage;
+  }
+  Expected<std::unique_ptr<Device>> dev = Device::open(drv, opt.device);
+  if (!dev) {
+    std::fprintf(stderr, "lpc-cuda-check: %s\n", dev.error().message().c_str());
+    return kExitFailed;
+  }
+  Report report;
+  if (opt.driverSelftest)
+    driverSelftest(**dev, report);
+  if (opt.gemmSelftest)
+    gemmSelftest(**dev, report);
+  if (opt.driverSelftest || opt.gemmSelftest)
+    std::printf("%s\n", report.ok ? "all checks passed" : "SOME CHECKS FAILED");
+  int status = report.ok ? kExitOk : kExitFailed;
+  if (opt.bench) {
+    int b = gemmBench(**dev, opt);
+    if (b != kExitOk)
+      status = b;
+  }
+  AllocatorStats s = (*dev)->allocator().stats();
+  std::printf("device memory: peak in use %s, peak held %s, %llu allocations (%llu from the "
+              "cache)\n",
+              mib(s.peakInUse).c_str(), mib(s.peakHeld).c_str(),
+              static_cast<unsigned long long>(s.allocations),
+              static_cast<unsigned long long>(s.cacheHits));
+  return status;
+}
