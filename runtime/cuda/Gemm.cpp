@@ -115,10 +115,13 @@ Error validateGemm(const GemmDesc &d) {
     if (d.transA || !d.transB)
       return gemmError(d, "FP8 GEMMs need cuBLASLt's TN layout: A [M, K] "
                           "untransposed and B transposed, [N, K]");
-    if (d.k % 16 || d.n % 16)
-      return gemmError(d, "FP8 GEMMs need K and N multiples of 16 (got K = " +
-                              std::to_string(d.k) + ", N = " +
-                              std::to_string(d.n) + ")");
+    // cuBLASLt wants every dimension 16-byte aligned for FP8 (its heuristic
+    // rejects M % 16 != 0 even though M is not a leading dimension).
+    if (d.m % 16 || d.n % 16 || d.k % 16)
+      return gemmError(d, "FP8 GEMMs need M, N and K multiples of 16 (got M = " +
+                              std::to_string(d.m) + ", N = " +
+                              std::to_string(d.n) + ", K = " +
+                              std::to_string(d.k) + ")");
     bool anyE5M2 = d.a == DType::F8_E5M2 || d.b == DType::F8_E5M2;
     if (d.c == DType::F8_E5M2 && !anyE5M2)
       return gemmError(d, "an E5M2 output needs an E5M2 operand "

@@ -21,8 +21,8 @@
 //
 // FP8 follows cuBLASLt's rules: the "TN" layout only, which for row-major
 // lpc tensors is A [M, K] and B transposed, [N, K] (a Linear layer's weight);
-// K and N multiples of 16 (the leading dimensions must be 16-byte multiples;
-// lpc-assign-precision falls back to BF16 under the same rule); every
+// M, N and K multiples of 16 (cuBLASLt: "all matrix dimensions" 16-byte
+// aligned; lpc-assign-precision's BF16 fallback checks only K and N); every
 // pointer 16-byte aligned. aScale / bScale are device f32 scalars that
 // multiply A and B (dequantization factors, 1/scale of Transformer Engine's
 // recipes); cScale quantizes an FP8 C; amax (device f32) receives max|C|

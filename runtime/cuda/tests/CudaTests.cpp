@@ -530,12 +530,14 @@ TEST(cuda_gemm, fp8_rules) {
   CHECK_ERR(validateGemm(d), "TN layout");
   d = fp8();
   d.k = 520;
-  CHECK_ERR(validateGemm(d), "K and N multiples of 16 (got K = 520, N = 256)");
+  CHECK_ERR(validateGemm(d), "M, N and K multiples of 16 (got M = 128, N = 256, K = 520)");
   d = fp8();
   d.n = 100;
-  CHECK_ERR(validateGemm(d), "K and N multiples of 16");
+  CHECK_ERR(validateGemm(d), "M, N and K multiples of 16");
   d = fp8();
-  d.m = 3; // M is free (it is cuBLASLt's column count)
+  d.m = 8;
+  CHECK_ERR(validateGemm(d), "M, N and K multiples of 16");
+  d.m = 16;
   CHECK_OK(validateGemm(d));
   CHECK_ERR(validateGemm(fp8(DType::F8_E5M2, DType::F8_E5M2)),
             "E5M2 x E5M2 is not supported by cuBLASLt");
