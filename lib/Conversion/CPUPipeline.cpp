@@ -24,12 +24,13 @@ static const char *kToBuffers =
     "lpc-gemm-to-calls";
 
 static const char *kToLLVM =
+    "lpc-strided-copy-to-loops,"
     "func.func(convert-linalg-to-loops),"
     "lower-affine,convert-scf-to-cf,"
     "arith-expand{include-bf16=true},"
     "lpc-math-approximation,"
     "expand-strided-metadata,"
-    "finalize-memref-to-llvm,"
+    "finalize-memref-to-llvm{use-aligned-alloc},"
     // LLVM intrinsics first (sqrt, fma, floor, ...: they vectorize), libm
     // for what is left (scalar powf of the optimizer's bias correction).
     "convert-math-to-llvm,"

@@ -421,6 +421,23 @@ struct LowerCast : OpRewritePattern<CastOp> {
   }
 };
 
+/// Reductions may be reassociated: the sums are then vectorized (as every
+/// BLAS and PyTorch kernel sums), at a difference from the sequential f32
+/// sum that is far below the reference comparisons' tolerances. Only the
+/// combining op (the one that reads the accumulator) is flagged; max is
+/// exact in any order.
+void allowReassociation(linalg::GenericOp g) {
+  if (g.getNumReductionLoops() == 0)
+    return;
+  for (BlockArgument acc : g.getRegionOutputArgs())
+    for (Operation *user : acc.getUsers())
+      if (isa<arith::AddFOp, arith::MaximumFOp, arith::MinimumFOp>(user))
+        if (auto fm = dyn_cast<arith::ArithFastMathInterface>(user))
+          user->setAttr(fm.getFastMathAttrName(),
+                        arith::FastMathFlagsAttr::get(
+                            g.getContext(), arith::FastMathFlags::reassoc));
+}
+
 struct LpcToLinalgPass
     : ::mlir::lpc::impl::LpcToLinalgBase<LpcToLinalgPass> {
   void runOnOperation() override {
@@ -548,6 +565,8 @@ struct LpcToLinalgPass
     for (func::FuncOp fn : targets)
       if (failed(applyPatternsGreedily(fn, frozen)))
         return signalPassFailure();
+    for (func::FuncOp fn : targets)
+      fn.walk([](linalg::GenericOp g) { allowReassociation(g); });
     WalkResult left = getOperation().walk([&](Operation *op) {
       if (auto fn = op->getParentOfType<func::FuncOp>();
           fn && !llvm::is_contained(targets, fn))

@@ -59,6 +59,20 @@ def LpcMathApproximation
   ];
 }
 
+def LpcStridedCopyToLoops
+    : Pass<"lpc-strided-copy-to-loops", "::mlir::ModuleOp"> {
+  let summary = "Turns memref.copy between non-contiguous buffers into "
+                "linalg.copy (loops that vectorize)";
+  let description = [{
+    finalize-memref-to-llvm lowers a copy between contiguous buffers to
+    memcpy but any other copy (slices, transposed views) to a call of the C
+    runner utilities' memrefCopy, which walks the elements one at a time
+    through the descriptors. As a linalg.copy the same copy becomes a loop
+    nest with static bounds that LLVM vectorizes.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def LpcProfileMarks : Pass<"lpc-profile-marks", "::mlir::ModuleOp"> {
   let summary = "Brackets each top-level op of a bufferized function with a "
                 "profiling call (lpc-jit / lpc-run --profile)";
