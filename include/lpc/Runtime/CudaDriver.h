@@ -18,6 +18,8 @@
 // Contexts: a Device holds the device's *primary* context (the one the CUDA
 // runtime and cuBLASLt use as well) and one stream; its methods make that
 // context current on the calling thread before they call the driver.
+// Everything made from a Device (buffers, modules, graphs, timers, GEMM
+// engines) must be dropped before it.
 //
 //===----------------------------------------------------------------------===//
 
