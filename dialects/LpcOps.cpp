@@ -703,6 +703,14 @@ LogicalResult QuantizeOp::verify() {
   return success();
 }
 
+LogicalResult FP8StatsOp::verify() {
+  Precision f = getFormat();
+  if (f != Precision::fp8_e4m3 && f != Precision::fp8_e5m2)
+    return emitOpError() << "format must be fp8_e4m3 or fp8_e5m2, got "
+                         << stringifyPrecision(f);
+  return success();
+}
+
 LogicalResult DequantizeOp::verify() {
   if (getInput().getType().getShape() != getResult().getType().getShape())
     return emitOpError() << "changes the shape from " << getInput().getType()

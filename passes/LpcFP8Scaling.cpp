@@ -158,6 +158,7 @@ LogicalResult LpcFP8ScalingPass::rewrite(func::FuncOp fn) {
   DenseMap<std::pair<Value, unsigned>, Value> quantized;    // (value, format)
   llvm::StringSet<> usedNames;
   SmallVector<std::pair<Value, DictionaryAttr>> newResults;
+  SmallVector<std::tuple<Value, StringRef, std::string>> metrics; // fp8 stats
   unsigned anonymous = 0;
 
   auto stateAttrs = [&](StringRef state, StringRef name, bool init) {
@@ -236,6 +237,12 @@ LogicalResult LpcFP8ScalingPass::rewrite(func::FuncOp fn) {
               b.getI64IntegerAttr(1));
         }
         ts.scaleInv = DivOp::create(b, loc, one, ts.scale);
+        // How much of the tensor this step's scale clips or flushes to
+        // zero: the numbers to watch when tuning margin and history.
+        auto stats = FP8StatsOp::create(b, loc, f32Scalar, f32Scalar, root,
+                                        ts.scale, PrecisionAttr::get(ctx, fmt));
+        metrics.push_back({stats.getSaturated(), "fp8_saturated", name});
+        metrics.push_back({stats.getUnderflow(), "fp8_underflow", name});
         it = scales.insert({key, ts}).first;
       }
       auto qkey = std::make_pair(x, static_cast<unsigned>(fmt));
@@ -275,6 +282,19 @@ LogicalResult LpcFP8ScalingPass::rewrite(func::FuncOp fn) {
   for (auto &[value, attrs] : newResults)
     if (failed(addStateResult(fn, value, attrs)))
       return fn.emitError("lpc-fp8-scaling: cannot add state result");
+  // Metrics go last, named by metric and tensor.
+  if (!metrics.empty()) {
+    Operation *ret = fn.getBody().back().getTerminator();
+    for (auto &[value, metric, name] : metrics) {
+      unsigned index = fn.getNumResults();
+      DictionaryAttr attrs = b.getDictionaryAttr(
+          {b.getNamedAttr("lpc.metric", b.getStringAttr(metric)),
+           b.getNamedAttr("lpc.name", b.getStringAttr(name))});
+      if (failed(fn.insertResult(index, value.getType(), attrs)))
+        return fn.emitError("lpc-fp8-scaling: cannot add the metric results");
+      ret->insertOperands(index, value);
+    }
+  }
   return success();
 }
 

@@ -239,6 +239,61 @@ struct LowerAmax : OpRewritePattern<AmaxOp> {
   }
 };
 
+/// Counts of saturating and underflowing elements (i64, exact), then the
+/// fractions computed in f64 and rounded once, as the reference does.
+struct LowerFP8Stats : OpRewritePattern<FP8StatsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FP8StatsOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    RankedTensorType t = op.getInput().getType();
+    unsigned rank = t.getRank();
+    bool e5m2 = op.getFormat() == Precision::fp8_e5m2;
+    double fp8Max = e5m2 ? 57344.0 : 448.0;
+    double halfMinSub = std::ldexp(1.0, e5m2 ? -17 : -10);
+    auto i64 = rewriter.getI64Type();
+    auto countType = RankedTensorType::get({}, i64);
+    AffineMap scalar = AffineMap::get(rank, 0, {}, ctx);
+    SmallVector<Value> counts = generic(
+        rewriter, loc, {op.getInput(), op.getScale()},
+        {idMap(ctx, rank), scalar},
+        {filled(rewriter, loc, countType, 0), filled(rewriter, loc, countType, 0)},
+        {scalar, scalar},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::reduction),
+        [&](OpBuilder &b, Location l, ValueRange v) -> SmallVector<Value> {
+          Value a = math::AbsFOp::create(b, l, mulf(b, l, v[0], v[1]));
+          Value sat = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, a,
+                                            f32Const(b, l, fp8Max));
+          Value nonzero = arith::CmpFOp::create(
+              b, l, arith::CmpFPredicate::ONE, v[0], f32Const(b, l, 0.0));
+          Value tiny = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLE, a,
+                                             f32Const(b, l, halfMinSub));
+          Value under = arith::AndIOp::create(b, l, nonzero, tiny);
+          auto add = [&](Value acc, Value bit) -> Value {
+            return arith::AddIOp::create(
+                b, l, acc, arith::ExtUIOp::create(b, l, b.getI64Type(), bit));
+          };
+          return {add(v[2], sat), add(v[3], under)};
+        },
+        /*passOutputs=*/true);
+    double n = std::max<int64_t>(t.getNumElements(), 1);
+    auto fraction = [&](Value count) {
+      return elementwise(
+          rewriter, loc, RankedTensorType::get({}, rewriter.getF32Type()),
+          count, [&](OpBuilder &b, Location l, ValueRange v) -> SmallVector<Value> {
+            Value c = arith::UIToFPOp::create(b, l, b.getF64Type(), v[0]);
+            Value f = arith::DivFOp::create(
+                b, l, c,
+                arith::ConstantOp::create(b, l, b.getF64FloatAttr(n)));
+            return {arith::TruncFOp::create(b, l, b.getF32Type(), f)};
+          });
+    };
+    rewriter.replaceOp(op, {fraction(counts[0]), fraction(counts[1])});
+    return success();
+  }
+};
+
 /// (lhs * sa) x (rhs * sb) + bias: the product of the fp8 values
 /// accumulated in f32, scaled once, then the bias, rounded to the output.
 struct LowerScaledMatmul : OpRewritePattern<ScaledMatmulOp> {
@@ -536,6 +591,7 @@ struct LowerClip : OpRewritePattern<ClipByGlobalNormOp> {
 void mlir::lpc::lowering::populatePrecisionPatterns(
     RewritePatternSet &patterns) {
   patterns.add<LowerSaturatingCast, LowerQuantize, LowerDequantize, LowerAmax,
+               LowerFP8Stats,
                LowerScaledMatmul, LowerAllFinite, LowerAmaxHistoryPush,
                LowerFP8ComputeScale, LowerLossScaleUpdate, LowerLrSchedule,
                LowerClip>(patterns.getContext(), /*benefit=*/2);

@@ -108,6 +108,32 @@ LogicalResult Evaluator::eval(AmaxHistoryPushOp op) {
   return define(op.getScaleAmax(), std::move(out));
 }
 
+LogicalResult Evaluator::eval(FP8StatsOp op) {
+  double scale = scalar(op.getScale());
+  DType fmt = op.getFormat() == Precision::fp8_e5m2 ? DType::f8e5m2
+                                                     : DType::f8e4m3;
+  double fp8Max = maxFinite(fmt);
+  // Half the smallest subnormal: 2^-10 (E4M3), 2^-17 (E5M2); a tie rounds
+  // to the even neighbour, zero.
+  double halfMinSub = std::ldexp(1.0, fmt == DType::f8e5m2 ? -17 : -10);
+  const Tensor &x = get(op.getInput());
+  double saturated = 0, underflow = 0;
+  for (double xi : x.data) {
+    double v = static_cast<float>(xi * scale);
+    if (std::fabs(v) > fp8Max)
+      ++saturated;
+    else if (xi != 0.0 && std::fabs(v) <= halfMinSub)
+      ++underflow;
+  }
+  double n = std::max<int64_t>(x.numElements(), 1);
+  Tensor sat = zeros({}), under = zeros({});
+  sat.data[0] = roundToFormat(saturated / n, DType::f32);
+  under.data[0] = roundToFormat(underflow / n, DType::f32);
+  if (failed(define(op.getSaturated(), std::move(sat))))
+    return failure();
+  return define(op.getUnderflow(), std::move(under));
+}
+
 LogicalResult Evaluator::eval(FP8ComputeScaleOp op) {
   double amax = scalar(op.getAmax()), scale = scalar(op.getScale());
   auto step = static_cast<int64_t>(scalar(op.getStep()));

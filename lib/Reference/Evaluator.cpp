@@ -117,7 +117,7 @@ LogicalResult Evaluator::evalOp(Operation *op) {
             LogSoftmaxGradOp, LayerNormGradOp, RmsNormGradOp,
             SoftmaxCrossEntropyGradOp, MseLossGradOp, EmbeddingGradOp,
             ReduceMaxGradOp, SliceGradOp, CastOp, QuantizeOp, DequantizeOp,
-            AmaxOp, ScaledMatmulOp, LossScaleOp, UnscaleOp, AllFiniteOp,
+            AmaxOp, FP8StatsOp, ScaledMatmulOp, LossScaleOp, UnscaleOp, AllFiniteOp,
             AmaxHistoryPushOp, FP8ComputeScaleOp, LossScaleUpdateOp, SgdOp,
             AdamWOp, LrScheduleOp, ClipByGlobalNormOp>(
           [&](auto concrete) { return eval(concrete); })

@@ -278,6 +278,7 @@ private:
   LogicalResult eval(QuantizeOp op);
   LogicalResult eval(DequantizeOp op);
   LogicalResult eval(AmaxOp op);
+  LogicalResult eval(FP8StatsOp op);
   LogicalResult eval(ScaledMatmulOp op);
   LogicalResult eval(LossScaleOp op);
   LogicalResult eval(UnscaleOp op);

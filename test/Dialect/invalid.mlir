@@ -1519,3 +1519,19 @@ func.func @unknown_op_generic(%a: tensor<4xf32>) {
   %0 = "lpc.frobnicate"(%a) : (tensor<4xf32>) -> tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @fp8_stats_format(%a: tensor<4xf32>, %s: tensor<f32>) {
+  // expected-error @+1 {{'lpc.fp8_stats' op format must be fp8_e4m3 or fp8_e5m2, got bf16}}
+  %0, %1 = lpc.fp8_stats %a, %s {format = #lpc.precision<bf16>} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @fp8_stats_scale(%a: tensor<4xf32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{'lpc.fp8_stats' op operand #1 must be 0D tensor of 32-bit float values}}
+  %0:2 = "lpc.fp8_stats"(%a, %s) <{format = #lpc.precision<fp8_e4m3>}> : (tensor<4xf32>, tensor<2xf32>) -> (tensor<f32>, tensor<f32>)
+  return
+}

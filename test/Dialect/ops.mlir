@@ -553,3 +553,11 @@ func.func @concat_dynamic(%a: tensor<?x8xf32>, %b: tensor<2x8xf32>) -> (tensor<?
   %1 = lpc.concat %b, %b axis = 1 : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x16xf32>
   return %0, %1 : tensor<?x8xf32>, tensor<2x16xf32>
 }
+
+// CHECK-LABEL: func.func @fp8_stats
+// CHECK: lpc.fp8_stats %{{.*}}, %{{.*}} {format = #lpc.precision<fp8_e5m2>} : tensor<4x8xbf16>
+// GENERIC: "lpc.fp8_stats"(%{{.*}}, %{{.*}}) <{format = #lpc.precision<fp8_e5m2>}> : (tensor<4x8xbf16>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+func.func @fp8_stats(%x: tensor<4x8xbf16>, %s: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %0, %1 = lpc.fp8_stats %x, %s {format = #lpc.precision<fp8_e5m2>} : tensor<4x8xbf16>
+  return %0, %1 : tensor<f32>, tensor<f32>
+}

@@ -716,7 +716,9 @@ int main(int argc, char **argv) {
           loss = t.data[0];
         if (s.metric == "skipped")
           skippedTotal += t.data[0];
-        rec.add(s.metric, t.data[0]);
+        // Per-tensor metrics (fp8_saturated, fp8_underflow) by tensor name.
+        rec.add(s.name.empty() ? s.metric : s.metric + "/" + s.name,
+                t.data[0]);
       }
     }
     rec.add("lr", lrAt(step, schedule, warmup, totalSteps, minLr));

@@ -691,6 +691,24 @@ def Lpc_AmaxOp : Lpc_Op<"amax", [Pure, FixedPrecision]> {
   let hasFolder = 1;
 }
 
+def Lpc_FP8StatsOp : Lpc_Op<"fp8_stats", [Pure, FixedPrecision]> {
+  let summary = "fractions of a tensor that saturate / underflow in FP8";
+  let description = [{
+    For the quantization `lpc.quantize %input, %scale` to `format`, with
+    v = f32(x * scale): `saturated` is the fraction of elements with
+    |v| > the format's max (they become +-max), `underflow` the fraction of
+    non-zero x that round to zero (|v| <= half the smallest subnormal).
+    NaN counts as neither. Both are 0-d f32, over all elements.
+  }];
+  let arguments = (ins Lpc_WideFloatTensor:$input, Lpc_F32Scalar:$scale,
+                   Lpc_PrecisionAttr:$format);
+  let results = (outs Lpc_F32Scalar:$saturated, Lpc_F32Scalar:$underflow);
+  let assemblyFormat = [{
+    $input `,` $scale attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
 def Lpc_ScaledMatmulOp : Lpc_Op<"scaled_matmul", [Pure, FixedPrecision]> {
   let summary = "FP8 GEMM: (lhs * lhs_scale_inv) x (rhs * rhs_scale_inv)";
   let description = [{
