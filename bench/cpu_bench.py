@@ -1,10 +1,11 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """CPU train-step benchmark: lpc-jit (each precision policy) vs. PyTorch, same run.
 
-Run from the repository root (after building build/bin/lpc-model and build/bin/lpc-jit):
+Run from the repository root: `scripts/lpc bench [ARGS]` builds lpc and runs this script with
+PyPI's PyTorch (in .venv-bench). By hand, with any Python that has torch:
 
-    /usr/bin/python3 bench/cpu_bench.py            # 2 full runs, 3 warm-up + 10 timed steps
-    /usr/bin/python3 bench/cpu_bench.py --reps=3 --steps=20 --models=gpt
+    python bench/cpu_bench.py            # 2 full runs, 3 warm-up + 10 timed steps
+    python bench/cpu_bench.py --reps=3 --steps=20 --models=gpt
 
 Models (both emitted by lpc-model, same shapes on the PyTorch side):
   mlp: lpc-model mlp   (784-1024-1024-10, GELU(erf), batch 256, softmax cross entropy)
@@ -268,8 +269,7 @@ def main():
     isa, impl = onednn_isa_for_bf16()
     facts["onednn_isa"], facts["bf16_gemm_kernel"] = isa, impl
     facts["amx_used"] = "amx" in impl
-    print(f"PyTorch {facts['torch']} (/usr/bin/python3, Debian python3-torch: PyPI's Linux torch wheel "
-          f"requires the whole CUDA stack, several GB, not installable here)")
+    print(f"PyTorch {facts['torch']} ({sys.executable}, {os.path.dirname(torch.__file__)})")
     print(f"  BLAS_INFO={facts['blas_info']}, loaded {', '.join(facts['blas_libs_loaded']) or '?'}, "
           f"OPENBLAS_CORETYPE={facts['openblas_coretype']} (PyTorch process only), threads={facts['threads']}")
     print(f"  {facts['onednn']}; oneDNN ISA: {isa}; bf16 GEMM kernel: {impl}; "
