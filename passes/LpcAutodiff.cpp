@@ -604,9 +604,16 @@ LogicalResult LpcAutodiffPass::buildEval(func::FuncOp fwd) {
   for (auto [i, a] : llvm::enumerate(attrs))
     fn.setArgAttrs(i, a);
   b.setInsertionPointToStart(body);
-  for (Operation &op : fwd.getBody().front().without_terminator())
-    if (!isa<ParamOp, InputOp>(op))
-      b.clone(op, map);
+  for (Operation &op : fwd.getBody().front().without_terminator()) {
+    if (isa<ParamOp, InputOp>(op))
+      continue;
+    // Evaluation runs without dropout (model.eval()).
+    if (auto d = dyn_cast<DropoutOp>(op)) {
+      map.map(d.getResult(), map.lookupOrDefault(d.getInput()));
+      continue;
+    }
+    b.clone(op, map);
+  }
   Value loss = map.lookup(ret.getOperand(0));
   SmallVector<Value> results{loss};
   SmallVector<DictionaryAttr> resultAttrs{

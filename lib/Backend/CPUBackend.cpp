@@ -20,6 +20,9 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/SmallVectorMemoryBuffer.h"
+#include "llvm/Config/llvm-config.h"
+
+#include <unistd.h>
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/ExecutionEngine/Orc/Shared/ExecutorAddress.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -237,9 +240,24 @@ llvm::Expected<llvm::orc::JITTargetMachineBuilder> hostBuilder() {
   return jtmb;
 }
 
-/// Bumped whenever the generated code changes for the same input, so that
-/// objects cached by an older lpc are not reused.
-constexpr const char *kCodegenVersion = "lpc-cpu-codegen-3";
+/// Who generated the code: the running executable's SHA-256 (the lowering
+/// is linked into it, so any change to lpc changes the key) and LLVM's
+/// version (the shared libLLVM/libMLIR do the rest). Computed once.
+const std::string &compilerIdentity() {
+  static const std::string id = [] {
+    std::string exe = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+    auto buf = llvm::MemoryBuffer::getFile(exe, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+    std::string self = buf ? llvm::toHex(llvm::SHA256::hash(
+                                             llvm::arrayRefFromStringRef(
+                                                 (*buf)->getBuffer())),
+                                         /*LowerCase=*/true)
+                           // Unreadable: never reuse objects across runs.
+                           : "unknown-" + std::to_string(::getpid());
+    return self + " LLVM " LLVM_VERSION_STRING;
+  }();
+  return id;
+}
 constexpr const char *kCacheMagic = "LPCOBJ1\n";
 
 /// The cache directory: $LPC_CACHE_DIR, else $XDG_CACHE_HOME/lpc, else
@@ -383,8 +401,14 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
   auto fn = copy->lookupSymbol<func::FuncOp>(name);
   MLIRContext *ctx = module.getContext();
   fn->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
-  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+  // The slots above hold the interface; codegen keeps only what lowering
+  // reads (lpc.state = "step": dropout's counter).
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+    auto st = fn.getArgAttrOfType<StringAttr>(i, "lpc.state");
     fn.setArgAttrs(i, DictionaryAttr::get(ctx));
+    if (st && st.getValue() == "step")
+      fn.setArgAttr(i, "lpc.state", st);
+  }
   for (unsigned i = 0; i < fn.getNumResults(); ++i)
     fn.setResultAttrs(i, DictionaryAttr::get(ctx));
 
@@ -406,7 +430,7 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
     std::string text;
     llvm::raw_string_ostream os(text);
     copy->print(os, OpPrintingFlags().printGenericOpForm());
-    os << "\n" << kCodegenVersion << "\n"
+    os << "\n" << compilerIdentity() << "\n"
        << (*tm)->getTargetTriple().str() << "\n"
        << (*tm)->getTargetCPU() << "\n"
        << (*tm)->getTargetFeatureString() << "\n";

@@ -9,6 +9,7 @@
 #include "LoweringUtils.h"
 #include "lpc/Conversion/Passes.h"
 #include "lpc/Dialect/LpcOps.h"
+#include "lpc/Support/SplitMix.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -144,6 +145,91 @@ struct LowerReduce : OpRewritePattern<OpT> {
     if (isMean)
       factor = double(out.getNumElements()) / double(in.getNumElements());
     rewriter.replaceOp(op, castTensor(rewriter, op.getLoc(), r, out, factor));
+    return success();
+  }
+};
+
+/// Inverted dropout with the reference's counter-based mask (see
+/// ref::dropoutUniform): h = splitmix64(splitmix64(splitmix64(seed) ^ step)
+/// ^ index), kept iff (h >> 40) * 2^-24 >= rate, i.e. iff the 24-bit value
+/// reaches ceil(rate * 2^24). The step is the train step's `step` state
+/// argument (finished updates), so the backward pass and a resumed run see
+/// the same masks. Integer code: it vectorizes.
+struct LowerDropout : OpRewritePattern<DropoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DropoutOp op,
+                                PatternRewriter &rewriter) const override {
+    auto fn = op->getParentOfType<func::FuncOp>();
+    Value stepArg;
+    for (unsigned i = 0; fn && i < fn.getNumArguments(); ++i)
+      if (auto st = fn.getArgAttrOfType<StringAttr>(i, "lpc.state");
+          st && st.getValue() == "step")
+        stepArg = fn.getArgument(i);
+    if (!stepArg)
+      return op.emitError("lpc-to-linalg: lpc.dropout needs the step counter "
+                          "of a train step (an argument with lpc.state = "
+                          "\"step\"); compile the train step built by "
+                          "lpc-autodiff"),
+             failure();
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    RankedTensorType t = op.getType();
+    unsigned rank = t.getRank();
+    double rate = op.getRate().convertToDouble();
+    double keepScale = 1.0 / (1.0 - rate);
+    uint64_t threshold =
+        static_cast<uint64_t>(std::ceil(rate * 16777216.0)); // 2^24
+    uint64_t seedMix = splitmix64(static_cast<uint64_t>(op.getSeed()));
+    auto stepMap = AffineMap::get(rank, 0, {}, ctx);
+    Value r = generic(
+        rewriter, loc, {op.getInput(), stepArg}, {idMap(ctx, rank), stepMap},
+        emptyLike(rewriter, loc, t), idMap(ctx, rank),
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange v) -> SmallVector<Value> {
+          auto i64c = [&](uint64_t c) -> Value {
+            return arith::ConstantOp::create(
+                b, l, b.getI64IntegerAttr(static_cast<int64_t>(c)));
+          };
+          auto mix = [&](Value x) {
+            x = arith::AddIOp::create(b, l, x, i64c(kSplitMixIncrement));
+            auto step = [&](Value y, uint64_t shift, uint64_t mul) -> Value {
+              Value s = arith::XOrIOp::create(
+                  b, l, y, arith::ShRUIOp::create(b, l, y, i64c(shift)));
+              return mul ? Value(arith::MulIOp::create(b, l, s, i64c(mul))) : s;
+            };
+            x = step(x, 30, kSplitMixMul1);
+            x = step(x, 27, kSplitMixMul2);
+            return step(x, 31, 0);
+          };
+          Value stepV = v[1];
+          if (stepV.getType() != b.getI64Type())
+            stepV = arith::ExtSIOp::create(b, l, b.getI64Type(), stepV);
+          Value perStep =
+              mix(arith::XOrIOp::create(b, l, i64c(seedMix), stepV));
+          // Row-major element index.
+          Value index = i64c(0);
+          for (unsigned d = 0; d < rank; ++d) {
+            Value id = arith::IndexCastOp::create(
+                b, l, b.getI64Type(), linalg::IndexOp::create(b, l, d));
+            index = arith::AddIOp::create(
+                b, l, arith::MulIOp::create(b, l, index, i64c(t.getDimSize(d))),
+                id);
+          }
+          Value h = mix(arith::XOrIOp::create(b, l, perStep, index));
+          Value keep = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::uge,
+              arith::ShRUIOp::create(b, l, h, i64c(40)), i64c(threshold));
+          // x * keepScale in f64, as the reference computes it.
+          Value wide = arith::ExtFOp::create(b, l, b.getF64Type(), v[0]);
+          Value scaled = arith::TruncFOp::create(
+              b, l, b.getF32Type(),
+              arith::MulFOp::create(
+                  b, l, wide,
+                  arith::ConstantOp::create(b, l, b.getF64FloatAttr(keepScale))));
+          return {arith::SelectOp::create(b, l, keep, scaled,
+                                          f32Const(b, l, 0.0))};
+        })[0];
+    rewriter.replaceOp(op, r);
     return success();
   }
 };
@@ -551,7 +637,8 @@ struct LpcToLinalgPass
     patterns.add<LowerIntAdd, LowerConstant, LowerGradSeed, LowerMatmul,
                  LowerReduce<ReduceSumOp>, LowerReduce<ReduceMeanOp>,
                  LowerReduce<ReduceMaxOp>, LowerBiasAdd, LowerCrossEntropy,
-                 LowerCrossEntropyGrad, LowerAdamW, LowerSgd, LowerCast>(ctx);
+                 LowerCrossEntropyGrad, LowerAdamW, LowerSgd, LowerCast,
+                 LowerDropout>(ctx);
     populateNormalizationPatterns(patterns);
     populateDataMovementPatterns(patterns);
     populatePrecisionPatterns(patterns);

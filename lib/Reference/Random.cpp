@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lpc/Reference/Evaluator.h"
+#include "lpc/Support/SplitMix.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -53,10 +54,7 @@ std::string mlir::lpc::ref::typeString(const Tensor &t) {
 //===----------------------------------------------------------------------===//
 
 uint64_t mlir::lpc::ref::splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
+  return mlir::lpc::splitmix64(x);
 }
 
 uint64_t mlir::lpc::ref::hashName(uint64_t seed, llvm::StringRef name) {
