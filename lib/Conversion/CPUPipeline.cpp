@@ -16,7 +16,7 @@
 using namespace mlir;
 
 static const char *kToBuffers =
-    "lpc-to-linalg,canonicalize,cse,"
+    "lpc-to-linalg,canonicalize,cse,lpc-fuse-elementwise,canonicalize,cse,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"

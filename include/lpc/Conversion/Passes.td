@@ -73,6 +73,19 @@ def LpcStridedCopyToLoops
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LpcFuseElementwise : Pass<"lpc-fuse-elementwise", "::mlir::ModuleOp"> {
+  let summary = "Fuses chains of elementwise linalg.generic ops (not GEMMs)";
+  let description = [{
+    Upstream's elementwise fusion on tensors, restricted so that it never
+    touches a GEMM (a generic marked `lpc_gemm` must stay a GEMM for
+    lpc-gemm-to-calls) and only fuses a producer into its only user, so
+    nothing is computed twice. Each element still goes through the same
+    operations in the same order (roundings to bf16/f16/fp8 included):
+    fusion removes the intermediate tensors, not any arithmetic.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def LpcProfileMarks : Pass<"lpc-profile-marks", "::mlir::ModuleOp"> {
   let summary = "Brackets each top-level op of a bufferized function with a "
                 "profiling call (lpc-jit / lpc-run --profile)";
