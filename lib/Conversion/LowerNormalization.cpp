@@ -22,11 +22,9 @@ std::pair<Value, Value> softmaxStats(OpBuilder &b, Location loc, Value x,
   RankedTensorType t = tt(x);
   unsigned rank = t.getRank();
   Axes axes = axisSet({axis}, rank);
-  Value mx = reduceBody(b, loc, t, axes, x, idMap(ctx, rank), {-INFINITY},
-                        [](OpBuilder &nb, Location l, ValueRange v)
-                            -> SmallVector<Value> {
-                          return {arith::MaximumFOp::create(nb, l, v[0], v[1])};
-                        })[0];
+  // The integer-key max of reduceF32 (it vectorizes; maximumf does not).
+  Value mx = reduceF32(b, loc, x, {axis}, -INFINITY, /*isMax=*/true,
+                       RankedTensorType());
   Value sum = reduceBody(
       b, loc, t, axes, {x, mx}, {idMap(ctx, rank), dropDims(ctx, rank, axes)},
       {0.0},

@@ -18,6 +18,7 @@
 #include "llvm/ADT/SmallSet.h"
 
 #include <cmath>
+#include <cstring>
 
 namespace mlir {
 namespace lpc {
@@ -229,16 +230,62 @@ inline Value reduceF32(OpBuilder &b, Location loc, Value input,
         return s;
       }(),
       b.getF32Type());
-  Value acc = filled(b, loc, accType, init);
-  Value r = generic(
-      b, loc, input, AffineMap::getMultiDimIdentityMap(rank, ctx), acc,
-      AffineMap::get(rank, 0, outExprs, ctx), its,
-      [&](OpBuilder &nb, Location l, ValueRange v) -> SmallVector<Value> {
-        if (isMax)
-          return {arith::MaximumFOp::create(nb, l, v[0], v[1])};
-        return {addf(nb, l, v[0], v[1])};
-      },
-      /*passOutputs=*/true)[0];
+  Value r;
+  if (isMax) {
+    // max as an unsigned max of order-preserving integer keys of the floats
+    // (sign-magnitude -> biased): exact, and a reduction LLVM vectorizes,
+    // which llvm.maximum is not. NaN maps to the largest key, so it wins
+    // as with maximumf (and in the reference).
+    auto i32 = b.getI32Type();
+    auto keyOf = [](uint32_t bits) -> uint32_t {
+      return (bits & 0x80000000u) ? ~bits : bits ^ 0x80000000u;
+    };
+    auto c = [&](OpBuilder &nb, Location l, uint32_t v) -> Value {
+      return arith::ConstantOp::create(
+          nb, l, nb.getI32IntegerAttr(static_cast<int32_t>(v)));
+    };
+    float initF = static_cast<float>(init);
+    uint32_t initBits;
+    std::memcpy(&initBits, &initF, 4);
+    Value keys = generic(
+        b, loc, input, AffineMap::getMultiDimIdentityMap(rank, ctx),
+        filled(b, loc, accType.clone(i32),
+               static_cast<int32_t>(keyOf(initBits))),
+        AffineMap::get(rank, 0, outExprs, ctx), its,
+        [&](OpBuilder &nb, Location l, ValueRange v) -> SmallVector<Value> {
+          Value isNaN = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO,
+                                              v[0], v[0]);
+          Value bits = arith::SelectOp::create(
+              nb, l, isNaN, c(nb, l, 0x7FC00000u),
+              arith::BitcastOp::create(nb, l, i32, v[0]));
+          Value neg = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
+                                            bits, c(nb, l, 0));
+          Value key = arith::SelectOp::create(
+              nb, l, neg, arith::XOrIOp::create(nb, l, bits, c(nb, l, ~0u)),
+              arith::XOrIOp::create(nb, l, bits, c(nb, l, 0x80000000u)));
+          return {arith::MaxUIOp::create(nb, l, v[1], key)};
+        },
+        /*passOutputs=*/true)[0];
+    r = elementwise(
+        b, loc, accType, keys,
+        [&](OpBuilder &nb, Location l, ValueRange v) -> SmallVector<Value> {
+          Value wasNeg = arith::CmpIOp::create(
+              nb, l, arith::CmpIPredicate::sge, v[0], c(nb, l, 0));
+          Value bits = arith::SelectOp::create(
+              nb, l, wasNeg, arith::XOrIOp::create(nb, l, v[0], c(nb, l, ~0u)),
+              arith::XOrIOp::create(nb, l, v[0], c(nb, l, 0x80000000u)));
+          return {arith::BitcastOp::create(nb, l, nb.getF32Type(), bits)};
+        });
+  } else {
+    r = generic(
+        b, loc, input, AffineMap::getMultiDimIdentityMap(rank, ctx),
+        filled(b, loc, accType, init), AffineMap::get(rank, 0, outExprs, ctx),
+        its,
+        [&](OpBuilder &nb, Location l, ValueRange v) -> SmallVector<Value> {
+          return {addf(nb, l, v[0], v[1])};
+        },
+        /*passOutputs=*/true)[0];
+  }
   if (reducedType && reducedType.getShape() != accType.getShape())
     r = tensor::ReshapeOp::create(
         b, loc, reducedType.clone(b.getF32Type()), r,
