@@ -266,7 +266,7 @@ int main(int argc, char **argv) {
           m && m.getValue() == "loss")
         loss = results[r].data[0];
     if (functionName.empty())
-      llvm::outs() << llvm::formatv("step {0}: loss {1:f6}, {2:f3} s\n", s,
+      llvm::outs() << llvm::formatv("step {0}: loss {1:f6}, {2:f6} s\n", s,
                                     loss, secs);
     else
       llvm::outs() << llvm::formatv("ran @{0} in {1:f3} s\n", stepName, secs);
