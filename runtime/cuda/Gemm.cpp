@@ -379,40 +379,43 @@ struct GemmEngine::Plan {
   }
 };
 
+/// One attribute of a cuBLASLt descriptor through its Set*Attribute entry
+/// point; `api` and `what` name the call and the attribute in the error.
+template <typename Obj, typename Attr, typename T>
+static Error setAttribute(const CublasLt &lib,
+                          cublasStatus_t (*set)(Obj, Attr, const void *, size_t),
+                          const char *api, Obj obj, Attr attr, const T &value,
+                          const char *what) {
+  cublasStatus_t s = set(obj, attr, &value, sizeof(T));
+  if (s != CUBLAS_STATUS_SUCCESS)
+    return Error::make(std::string(api) + "(" + what +
+                       ") failed: " + lib.describe(s));
+  return Error::success();
+}
+
 template <typename T>
 static Error setDesc(const CublasLt &lib, cublasLtMatmulDesc_t op,
                      cublasLtMatmulDescAttributes_t attr, const T &value,
                      const char *what) {
-  cublasStatus_t s =
-      lib.cublasLtMatmulDescSetAttribute(op, attr, &value, sizeof(T));
-  if (s != CUBLAS_STATUS_SUCCESS)
-    return Error::make(std::string("cublasLtMatmulDescSetAttribute(") + what +
-                       ") failed: " + lib.describe(s));
-  return Error::success();
+  return setAttribute(lib, lib.cublasLtMatmulDescSetAttribute,
+                      "cublasLtMatmulDescSetAttribute", op, attr, value, what);
 }
 
 template <typename T>
 static Error setLayout(const CublasLt &lib, cublasLtMatrixLayout_t l,
                        cublasLtMatrixLayoutAttribute_t attr, const T &value,
                        const char *what) {
-  cublasStatus_t s =
-      lib.cublasLtMatrixLayoutSetAttribute(l, attr, &value, sizeof(T));
-  if (s != CUBLAS_STATUS_SUCCESS)
-    return Error::make(std::string("cublasLtMatrixLayoutSetAttribute(") + what +
-                       ") failed: " + lib.describe(s));
-  return Error::success();
+  return setAttribute(lib, lib.cublasLtMatrixLayoutSetAttribute,
+                      "cublasLtMatrixLayoutSetAttribute", l, attr, value, what);
 }
 
 template <typename T>
 static Error setPref(const CublasLt &lib, cublasLtMatmulPreference_t p,
                      cublasLtMatmulPreferenceAttributes_t attr, const T &value,
                      const char *what) {
-  cublasStatus_t s =
-      lib.cublasLtMatmulPreferenceSetAttribute(p, attr, &value, sizeof(T));
-  if (s != CUBLAS_STATUS_SUCCESS)
-    return Error::make(std::string("cublasLtMatmulPreferenceSetAttribute(") +
-                       what + ") failed: " + lib.describe(s));
-  return Error::success();
+  return setAttribute(lib, lib.cublasLtMatmulPreferenceSetAttribute,
+                      "cublasLtMatmulPreferenceSetAttribute", p, attr, value,
+                      what);
 }
 
 static const void *asPtr(CUdeviceptr p) {
