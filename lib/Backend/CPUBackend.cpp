@@ -424,7 +424,8 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
   // Cache key: the function as codegen sees it, the host CPU and the
   // codegen version. Profiled builds are never cached (their labels would
   // have to be too).
-  std::string cacheDir = options.profile ? std::string()
+  std::string cacheDir = options.profile || options.printLLVMDialect
+                             ? std::string()
                          : options.cacheDir ? *options.cacheDir
                                             : defaultCacheDir();
   std::string key;
@@ -447,6 +448,8 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
     if (failed(pm.run(*copy)))
       return llvm::createStringError("CPU codegen of @" + name.str() +
                                      " failed (see the diagnostics above)");
+    if (options.printLLVMDialect)
+      copy->print(*options.printLLVMDialect);
     if (auto labels =
             (*copy)->getAttrOfType<ArrayAttr>("lpc.profile_labels")) {
       for (Attribute l : labels)

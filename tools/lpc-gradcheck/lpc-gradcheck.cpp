@@ -47,41 +47,42 @@ using namespace mlir;
 using namespace mlir::lpc;
 namespace ref = mlir::lpc::ref;
 
-static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
+static llvm::cl::OptionCategory toolOptions("lpc-gradcheck options");
+static llvm::cl::opt<std::string> inputFile(llvm::cl::cat(toolOptions), llvm::cl::Positional,
                                             llvm::cl::desc("<model.mlir>"),
                                             llvm::cl::Required);
 static llvm::cl::opt<std::string>
-    functionName("function", llvm::cl::desc("check only this function"),
+    functionName(llvm::cl::cat(toolOptions), "function", llvm::cl::desc("check only this function"),
                  llvm::cl::init(""));
-static llvm::cl::opt<uint64_t> seed("seed", llvm::cl::desc("random seed"),
+static llvm::cl::opt<uint64_t> seed(llvm::cl::cat(toolOptions), "seed", llvm::cl::desc("random seed"),
                                     llvm::cl::init(1));
 static llvm::cl::opt<double>
-    eps("eps", llvm::cl::desc("finite-difference step"), llvm::cl::init(1e-6));
-static llvm::cl::opt<double> relTol("rtol", llvm::cl::desc("relative tolerance"),
+    eps(llvm::cl::cat(toolOptions), "eps", llvm::cl::desc("finite-difference step"), llvm::cl::init(1e-6));
+static llvm::cl::opt<double> relTol(llvm::cl::cat(toolOptions), "rtol", llvm::cl::desc("relative tolerance"),
                                   llvm::cl::init(1e-5));
-static llvm::cl::opt<double> absTol("atol", llvm::cl::desc("absolute tolerance"),
+static llvm::cl::opt<double> absTol(llvm::cl::cat(toolOptions), "atol", llvm::cl::desc("absolute tolerance"),
                                   llvm::cl::init(1e-8));
 static llvm::cl::opt<unsigned> maxElements(
-    "max-elements",
+    llvm::cl::cat(toolOptions), "max-elements",
     llvm::cl::desc("check at most this many elements per parameter "
                    "(a random sample; 0 = all)"),
     llvm::cl::init(48));
 static llvm::cl::opt<double>
-    paramStd("param-std",
+    paramStd(llvm::cl::cat(toolOptions), "param-std",
              llvm::cl::desc("std of the random parameter values (divided by "
                    "sqrt(fan_in) for matrices)"),
              llvm::cl::init(1.0));
 static llvm::cl::opt<unsigned> trajectory(
-    "trajectory",
+    llvm::cl::cat(toolOptions), "trajectory",
     llvm::cl::desc("run the train step this many times and print JSON"),
     llvm::cl::init(0));
 static llvm::cl::opt<std::string> extraPipeline(
-    "pipeline",
+    llvm::cl::cat(toolOptions), "pipeline",
     llvm::cl::desc("passes to run after --lpc-autodiff in --trajectory, e.g. "
                    "lpc-mixed-precision{policy=fp8}"),
     llvm::cl::init(""));
 static llvm::cl::opt<std::string> autodiffOptions(
-    "autodiff", llvm::cl::desc("options for --lpc-autodiff in --trajectory"),
+    llvm::cl::cat(toolOptions), "autodiff", llvm::cl::desc("options for --lpc-autodiff in --trajectory"),
     llvm::cl::init("optimizer=adamw"));
 
 namespace {
@@ -345,6 +346,7 @@ int main(int argc, char **argv) {
   mlir::lpc::registerLpcPipelines();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
+  llvm::cl::HideUnrelatedOptions(toolOptions);
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "lpc-gradcheck: checks --lpc-autodiff gradients against finite "

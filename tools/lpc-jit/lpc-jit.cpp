@@ -2,7 +2,7 @@
 //
 // The CPU back end's test bench: builds the train step of a model
 // (--lpc-autodiff plus an optional precision pipeline), compiles it with the
-// CPU codegen pipeline into native code (MLIR ExecutionEngine, in process),
+// CPU codegen pipeline into native code (ORC JIT, in process),
 // runs a few steps on the model's initial parameters and random data, and
 // compares every result of every step with the reference evaluator.
 //
@@ -16,8 +16,6 @@
 #include "lpc/Pipelines/Pipelines.h"
 #include "lpc/Reference/Evaluator.h"
 
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
@@ -43,50 +41,51 @@ using namespace mlir;
 using namespace mlir::lpc;
 namespace ref = mlir::lpc::ref;
 
-static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
+static llvm::cl::OptionCategory toolOptions("lpc-jit options");
+static llvm::cl::opt<std::string> inputFile(llvm::cl::cat(toolOptions), llvm::cl::Positional,
                                             llvm::cl::desc("<model.mlir>"),
                                             llvm::cl::Required);
 static llvm::cl::opt<std::string> autodiffOptions(
-    "autodiff", llvm::cl::desc("options of --lpc-autodiff"),
+    llvm::cl::cat(toolOptions), "autodiff", llvm::cl::desc("options of --lpc-autodiff"),
     llvm::cl::init("optimizer=adamw"));
 static llvm::cl::opt<std::string> extraPipeline(
-    "pipeline",
+    llvm::cl::cat(toolOptions), "pipeline",
     llvm::cl::desc("passes after --lpc-autodiff, e.g. "
                    "lpc-mixed-precision{policy=bf16}"),
     llvm::cl::init(""));
-static llvm::cl::opt<unsigned> steps("steps",
+static llvm::cl::opt<unsigned> steps(llvm::cl::cat(toolOptions), "steps",
                                      llvm::cl::desc("train steps to run"),
                                      llvm::cl::init(2));
-static llvm::cl::opt<uint64_t> seed("seed", llvm::cl::desc("random seed"),
+static llvm::cl::opt<uint64_t> seed(llvm::cl::cat(toolOptions), "seed", llvm::cl::desc("random seed"),
                                     llvm::cl::init(0));
 static llvm::cl::opt<bool> check(
-    "check", llvm::cl::desc("compare every step with the reference evaluator"),
+    llvm::cl::cat(toolOptions), "check", llvm::cl::desc("compare every step with the reference evaluator"),
     llvm::cl::init(true));
 static llvm::cl::opt<double> f32Tol(
-    "f32-tol",
+    llvm::cl::cat(toolOptions), "f32-tol",
     llvm::cl::desc("max |jit - ref| / max|ref| for f32 results"),
     llvm::cl::init(1e-4));
 static llvm::cl::opt<double> lowTol(
-    "low-tol", llvm::cl::desc("the same for bf16 / f16 / fp8 results"),
+    llvm::cl::cat(toolOptions), "low-tol", llvm::cl::desc("the same for bf16 / f16 / fp8 results"),
     llvm::cl::init(3e-2));
 static llvm::cl::opt<std::string> functionName(
-    "function",
+    llvm::cl::cat(toolOptions), "function",
     llvm::cl::desc("run this function once on random arguments instead of a "
                    "model's train step"),
     llvm::cl::init(""));
 static llvm::cl::opt<double> inputStd(
-    "input-std", llvm::cl::desc("std of random float arguments (--function)"),
+    llvm::cl::cat(toolOptions), "input-std", llvm::cl::desc("std of random float arguments (--function)"),
     llvm::cl::init(1.0));
 static llvm::cl::opt<bool> exact(
-    "exact", llvm::cl::desc("require bit-identical results (NaN == NaN)"),
+    llvm::cl::cat(toolOptions), "exact", llvm::cl::desc("require bit-identical results (NaN == NaN)"),
     llvm::cl::init(false));
 static llvm::cl::opt<unsigned> profileTop(
-    "profile",
+    llvm::cl::cat(toolOptions), "profile",
     llvm::cl::desc("time every lowered op and print the N most expensive "
                    "(0: off), as a share of the step time"),
     llvm::cl::init(0));
 static llvm::cl::opt<bool> printLLVM(
-    "print-llvm-dialect", llvm::cl::desc("print the module before the JIT"),
+    llvm::cl::cat(toolOptions), "print-llvm-dialect", llvm::cl::desc("print the module before the JIT"),
     llvm::cl::init(false));
 
 namespace {
@@ -127,10 +126,11 @@ int main(int argc, char **argv) {
   lpc::registerLpcPasses();
   lpc::registerLpcConversionPasses();
   lpc::registerLpcPipelines();
+  llvm::cl::HideUnrelatedOptions(toolOptions);
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
-      "lpc-jit: compile a model's train step for the host (MLIR "
-      "ExecutionEngine) and check it against the reference evaluator\n");
+      "lpc-jit: compile a model's train step for the host (ORC JIT) and "
+      "check it against the reference evaluator\n");
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -227,6 +227,8 @@ int main(int argc, char **argv) {
 
   cpu::CompileOptions copts;
   copts.profile = profileTop > 0;
+  if (printLLVM)
+    copts.printLLVMDialect = &llvm::outs();
   auto compiled = cpu::CompiledFunction::compile(*module, stepName, copts);
   if (!compiled)
     return fail(llvm::toString(compiled.takeError()));

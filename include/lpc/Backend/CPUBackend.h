@@ -1,8 +1,9 @@
 //===- CPUBackend.h - JIT-compiled lpc functions on the host ----*- C++ -*-===//
 //
 // Compiles one function of an lpc module (a train step, an eval function)
-// to native code with the CPU codegen pipeline and MLIR's ExecutionEngine,
-// and runs it on caller-owned buffers. Arguments and results are described
+// to native code with the CPU codegen pipeline, LLVM (O2, host CPU) and ORC's
+// LLJIT, caching the object code on disk, and runs it on caller-owned
+// buffers. Arguments and results are described
 // by their lpc.state / lpc.name / lpc.input / lpc.metric attributes, so the
 // caller (lpc-run, lpc-jit) can match state, data and metrics by name.
 //
@@ -21,6 +22,10 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
 
 namespace llvm::orc {
 class LLJIT;
@@ -52,6 +57,9 @@ struct CompileOptions {
   /// host CPU and the codegen version. Unset: $LPC_CACHE_DIR (``off``
   /// disables), else $XDG_CACHE_HOME/lpc, else ~/.cache/lpc. "": no cache.
   std::optional<std::string> cacheDir;
+  /// Print the module in the LLVM dialect (after the MLIR pipeline) here;
+  /// such compiles bypass the cache.
+  llvm::raw_ostream *printLLVMDialect = nullptr;
 };
 
 /// Time spent in one top-level op of a profiled function, over all runs.

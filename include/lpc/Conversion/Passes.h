@@ -23,10 +23,9 @@ namespace lpc {
 #define GEN_PASS_REGISTRATION
 #include "lpc/Conversion/Passes.h.inc"
 
-/// lpc-to-linalg, bufferization and lowering to the LLVM dialect: the
-/// module is then ready for mlir::ExecutionEngine. Functions get
-/// llvm.emit_c_interface and their results become out-parameters.
-/// lpc (train step on tensors) -> LLVM dialect for the host JIT. With
+/// lpc-to-linalg, fusion, bufferization and lowering to the LLVM dialect,
+/// ready for translation to LLVM IR. Functions with llvm.emit_c_interface
+/// get a C interface; results become out-parameters. With
 /// `profile`, lpc-profile-marks brackets every top-level op with a timer call.
 void buildCPUCodegenPipeline(OpPassManager &pm, bool profile = false);
 /// Registers it as the `lpc-cpu-codegen` pipeline (lpc-opt).

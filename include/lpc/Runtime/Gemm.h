@@ -67,8 +67,8 @@ struct GemmSymbol {
   void *address;
 };
 
-/// Every entry point below, for the JIT to register (e.g. with
-/// mlir::ExecutionEngine::registerSymbols): the names are the ones the
+/// Every entry point below, for the JIT to register (as absolute symbols of
+/// its JITDylib): the names are the ones the
 /// lowered code calls (`_mlir_ciface_lpc_rt_gemm_f32`, ...). Going through
 /// this table also keeps a static LpcGemm from being dropped by the linker.
 const GemmSymbol *gemmSymbols(size_t *count);
