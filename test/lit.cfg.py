@@ -40,6 +40,7 @@ llvm_config.add_tool_substitutions(["lpc-run"], [config.lpc_tools_dir])
 
 if config.have_ptxas:
     config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", getattr(config, "ptxas", "ptxas")))
 
 # Python for test oracles (ml_dtypes, numpy): the interpreter CMake was given
 # (LPC_PYTHON, a venv made by scripts/lpc), else the one running lit. Tests

@@ -22,6 +22,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -32,12 +33,15 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  // gpu-module-to-binary translates kernels to LLVM IR (then PTX).
+  registerAllToLLVMIRTranslations(registry);
   registry.insert<lpc::LpcDialect>();
   registerAllPasses();
   lpc::registerLpcPasses();
   lpc::registerLpcPipelines();
   lpc::registerLpcConversionPasses();
   lpc::registerCPUCodegenPipeline();
+  lpc::registerGPUCodegenPipeline();
 
   auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
       argc, argv,

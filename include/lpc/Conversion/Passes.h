@@ -30,6 +30,9 @@ namespace lpc {
 void buildCPUCodegenPipeline(OpPassManager &pm, bool profile = false);
 /// Registers it as the `lpc-cpu-codegen` pipeline (lpc-opt).
 void registerCPUCodegenPipeline();
+/// Registers `lpc-gpu-codegen{chip=sm_90}`: non-GEMM functions to PTX
+/// kernels (lib/Conversion/GPUPipeline.cpp; the start of the CUDA back end).
+void registerGPUCodegenPipeline();
 
 } // namespace lpc
 } // namespace mlir

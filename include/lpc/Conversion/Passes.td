@@ -44,7 +44,7 @@ def LpcGemmToCalls : Pass<"lpc-gemm-to-calls", "::mlir::ModuleOp"> {
 }
 
 def LpcMathApproximation
-    : Pass<"lpc-math-approximation", "::mlir::ModuleOp"> {
+    : Pass<"lpc-math-approximation"> {
   let summary = "Replaces f32 exp/log/tanh/erf with vectorizable polynomial "
                 "approximations";
   let description = [{

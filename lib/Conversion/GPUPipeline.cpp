@@ -1,0 +1,75 @@
+//===- GPUPipeline.cpp - lpc -> PTX kernels (groundwork) ------------------===//
+//
+// The first stretch of the CUDA back end: functions of non-GEMM lpc ops on
+// tensors become GPU kernels compiled to PTX by LLVM's NVPTX back end (the
+// PTX is embedded in a gpu.binary). lpc-to-linalg and elementwise fusion are
+// shared with the CPU pipeline; bufferized parallel loops are tiled into
+// blocks of 256 threads. Not yet: GEMMs (cuBLASLt calls), the host side
+// (launch schedule, buffer plan, the artifact), two-level reductions and the
+// hardware FP8 conversions (the FP8 casts are the CPU's integer code here).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lpc/Conversion/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace {
+struct GPUCodegenOptions : public PassPipelineOptions<GPUCodegenOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("GPU architecture (sm_80, sm_89, sm_90)"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> libdevice{
+      *this, "libdevice",
+      llvm::cl::desc("CUDA's libdevice.10.bc, linked into the kernels for "
+                     "the math functions (default: the one CMake found)"),
+      llvm::cl::init(LPC_LIBDEVICE_PATH)};
+};
+} // namespace
+
+void mlir::lpc::registerGPUCodegenPipeline() {
+  registerPassPipeline(
+      "lpc-gpu-codegen",
+      "Non-GEMM lpc functions -> GPU kernels in PTX (gpu.binary) for "
+      "chip=sm_XX (default sm_90); groundwork of the CUDA back end",
+      [](OpPassManager &pm, StringRef optionsStr,
+         function_ref<LogicalResult(const Twine &)> errorHandler)
+          -> LogicalResult {
+        GPUCodegenOptions o;
+        if (failed(o.parseFromString(optionsStr)))
+          return failure();
+        if (!StringRef(o.chip).starts_with("sm_"))
+          return errorHandler("lpc-gpu-codegen: chip must be sm_XX, got '" +
+                              o.chip + "'");
+        if (o.libdevice.empty() || !llvm::sys::fs::exists(o.libdevice))
+          return errorHandler(
+              "lpc-gpu-codegen: CUDA's libdevice not found ('" + o.libdevice +
+              "'); install the CUDA toolkit or pass libdevice=PATH");
+        std::string p =
+            "lpc-to-linalg,canonicalize,cse,lpc-fuse-elementwise,canonicalize,"
+            "one-shot-bufferize{bufferize-function-boundaries "
+            "function-boundary-type-conversion=identity-layout-map},"
+            "buffer-results-to-out-params{modify-public-functions},"
+            "buffer-deallocation-pipeline,"
+            "func.func(convert-linalg-to-parallel-loops),"
+            "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true}),"
+            "func.func(gpu-map-parallel-loops),"
+            "func.func(convert-parallel-loops-to-gpu),"
+            "gpu-kernel-outlining,"
+            "nvvm-attach-target{chip=" + o.chip + " O=3 l=" + o.libdevice +
+            "},"
+            "gpu.module(lower-affine,convert-scf-to-cf,arith-expand{include-bf16=true},"
+            "lpc-math-approximation,convert-gpu-to-nvvm,convert-math-to-llvm,"
+            "convert-arith-to-llvm,convert-index-to-llvm,"
+            "reconcile-unrealized-casts,canonicalize),"
+            "gpu-module-to-binary{format=isa}";
+        return parsePassPipeline(p, pm, llvm::errs());
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(GPUCodegenOptions());
+      });
+}
