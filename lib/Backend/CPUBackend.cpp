@@ -81,12 +81,12 @@ ref::Tensor mlir::lpc::cpu::unpackTensor(const Slot &slot, const void *src) {
 CompiledFunction::~CompiledFunction() = default;
 
 namespace {
-/// The buffers of JIT-compiled code (memref.alloc / dealloc). A train step allocates
-/// the same sizes every step; keeping freed blocks for reuse spares the
+/// The buffers of JIT-compiled code (memref.alloc / dealloc). A train step
+/// allocates the same sizes every step; keeping freed blocks for reuse spares the
 /// page faults and zeroing of fresh mmap'd memory (glibc returns large
 /// blocks to the kernel on free), which cost as much as the elementwise
 /// work itself. Blocks are reused by exact size; memory held is bounded by
-/// the peak of one step.
+/// the peak of one step of each compiled function.
 class BufferPool {
 public:
   void *allocate(size_t size, size_t align) {
@@ -111,7 +111,7 @@ public:
       return;
     std::lock_guard<std::mutex> lock(mu);
     auto it = live.find(p);
-    if (it == live.end()) { // not ours (cannot happen in lowered code)
+    if (it == live.end()) { // not ours: libc's (defensive)
       std::free(p);
       return;
     }

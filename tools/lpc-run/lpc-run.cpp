@@ -795,9 +795,10 @@ int main(int argc, char **argv) {
   int64_t trained = totalSteps - startStep;
   llvm::outs() << llvm::formatv(
       "lpc-run: {0} steps in {1:f1} s ({2:f1} ms/step, {3:f0} samples/s), "
-      "compile {4:f2} s, peak memory {5} MiB\n",
+      "compile {4:f2} s, peak memory {5} MiB (step temporaries {6} MiB)\n",
       trained, secs, trained ? 1000 * secs / trained : 0.0,
-      samples / std::max(secs, 1e-9), compileSecs, ru.ru_maxrss / 1024);
+      samples / std::max(secs, 1e-9), compileSecs, ru.ru_maxrss / 1024,
+      (cpu::bufferPoolBytes() + (1 << 19)) >> 20);
   llvm::outs() << llvm::formatv("final train loss {0:f4}", lastLoss);
   if (skippedTotal > 0)
     llvm::outs() << llvm::formatv(", {0} steps skipped (loss scaling)",
