@@ -318,6 +318,46 @@ std::string digest(llvm::StringRef bytes) {
                      /*LowerCase=*/true);
 }
 
+/// Keeps the cache under $LPC_CACHE_MAX_MB (default 1024) by removing the
+/// least recently written objects, never `keep` (the one just stored).
+void trimCache(const std::string &dir, const std::string &keep) {
+  double maxMB = 1024;
+  if (const char *env = std::getenv("LPC_CACHE_MAX_MB"))
+    if (!llvm::StringRef(env).getAsDouble(maxMB) && maxMB < 0)
+      maxMB = 1024;
+  struct Entry {
+    std::string path;
+    uint64_t size;
+    llvm::sys::TimePoint<> time;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    if (llvm::sys::path::extension(it->path()) != ".o")
+      continue;
+    llvm::sys::fs::file_status st;
+    if (llvm::sys::fs::status(it->path(), st))
+      continue;
+    entries.push_back({it->path(), st.getSize(),
+                       st.getLastModificationTime()});
+    total += st.getSize();
+  }
+  auto limit = static_cast<uint64_t>(maxMB * 1024 * 1024);
+  llvm::sort(entries, [](const Entry &a, const Entry &b) {
+    return a.time < b.time;
+  });
+  for (const Entry &e : entries) {
+    if (total <= limit)
+      break;
+    if (e.path == keep)
+      continue;
+    if (!llvm::sys::fs::remove(e.path))
+      total -= e.size;
+  }
+}
+
 /// Writes `object` under `key` in `dir` atomically (temp file + rename);
 /// a cache that cannot be written is not an error, only slower next time.
 void storeObject(const std::string &dir, const std::string &key,
@@ -341,6 +381,7 @@ void storeObject(const std::string &dir, const std::string &key,
   }
   if (llvm::sys::fs::rename(tmp, path))
     llvm::sys::fs::remove(tmp);
+  trimCache(dir, std::string(path));
 }
 
 /// The object cached under `key`, or null (absent, or not written by this
