@@ -135,6 +135,8 @@ struct LpcGemmToCallsPass
         callee = "lpc_rt_gemm_f32";
       else if (at.isBF16() && wt.isBF16() && ct.isF32())
         callee = "lpc_rt_gemm_bf16";
+      else if (at.isF16() && wt.isF16() && ct.isF32())
+        callee = "lpc_rt_gemm_f16";
       else
         continue; // stays a loop nest
       Operation *init = deadInit(g, c); // before the call goes in

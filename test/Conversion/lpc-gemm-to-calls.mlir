@@ -10,8 +10,8 @@
 
 // Bufferized GEMMs become calls to the GEMM library on rank-3 views:
 // a rank-2 GEMM gets a batch of 1, a rank-3 x rank-2 GEMM a broadcast rhs;
-// bf16 operands call the bf16 entry point; f16 operands were widened to f32
-// by lpc-to-linalg.
+// bf16 operands call the bf16 entry point, f16 operands the f16 one (it widens
+// them to f32 itself).
 
 // CHECK: func.func private @lpc_rt_gemm_bf16(memref<?x?x?xbf16>, memref<?x?x?xbf16>, memref<?x?x?xf32>, i64, i64, i64) attributes {llvm.emit_c_interface}
 // CHECK: func.func private @lpc_rt_gemm_f32(memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>, i64, i64, i64) attributes {llvm.emit_c_interface}

@@ -31,9 +31,9 @@ def LpcGemmToCalls : Pass<"lpc-gemm-to-calls", "::mlir::ModuleOp"> {
   let summary = "Replaces bufferized GEMMs with calls to the CPU GEMM library";
   let description = [{
     Runs after bufferization. Each linalg.generic that lpc-to-linalg made
-    for a GEMM (marked `lpc_gemm = [transpose_a, transpose_b]`) with f32 or
-    bf16 operands and an f32 accumulator becomes a call to
-    `lpc_rt_gemm_f32` / `lpc_rt_gemm_bf16` (runtime/gemm, C interface), on
+    for a GEMM (marked `lpc_gemm = [transpose_a, transpose_b]`) with f32,
+    bf16 or f16 operands and an f32 accumulator becomes a call to
+    `lpc_rt_gemm_f32` / `_bf16` / `_f16` (runtime/gemm, C interface), on
     rank-3 views [batch, rows, cols] of its operands. The library
     overwrites the accumulator, so the zero fill before it goes away.
   }];
