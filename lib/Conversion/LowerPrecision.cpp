@@ -204,36 +204,20 @@ struct LowerDequantize : OpRewritePattern<DequantizeOp> {
   }
 };
 
-/// max |x| as an unsigned-integer max of the bits of |x|: for non-negative
-/// floats the integer order is the float order, and NaN's bits exceed
-/// inf's, so a NaN still wins (as in the reference). Exact, and unlike
-/// maximumf it is a reduction LLVM vectorizes.
+/// max |x| with reduceF32's exact integer-key max (NaN wins, as in the
+/// reference; it vectorizes where a maximumf reduction does not).
 struct LowerAmax : OpRewritePattern<AmaxOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AmaxOp op,
                                 PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    MLIRContext *ctx = op.getContext();
     RankedTensorType t = op.getInput().getType();
-    unsigned rank = t.getRank();
-    auto i32 = rewriter.getI32Type();
-    auto accType = RankedTensorType::get({}, i32);
-    SmallVector<utils::IteratorType> its(rank, utils::IteratorType::reduction);
-    Value bits = generic(
-        rewriter, loc, op.getInput(), idMap(ctx, rank),
-        filled(rewriter, loc, accType, 0), AffineMap::get(rank, 0, {}, ctx),
-        its,
-        [&](OpBuilder &b, Location l, ValueRange v) -> SmallVector<Value> {
-          Value a = arith::BitcastOp::create(b, l, i32,
-                                             math::AbsFOp::create(b, l, v[0]));
-          return {arith::MaxUIOp::create(b, l, v[1], a)};
-        },
-        /*passOutputs=*/true)[0];
-    Value r = elementwise(
-        rewriter, loc, op.getType(), bits,
-        [&](OpBuilder &b, Location l, ValueRange v) -> SmallVector<Value> {
-          return {arith::BitcastOp::create(b, l, b.getF32Type(), v[0])};
-        });
+    auto axes = llvm::to_vector(llvm::seq<int64_t>(0, t.getRank()));
+    Value r = reduceF32(rewriter, op.getLoc(), op.getInput(), axes, 0.0,
+                        /*isMax=*/true,
+                        op.getType(),
+                        [](OpBuilder &b, Location l, Value x) -> Value {
+                          return math::AbsFOp::create(b, l, x);
+                        });
     rewriter.replaceOp(op, r);
     return success();
   }

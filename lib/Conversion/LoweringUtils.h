@@ -200,11 +200,12 @@ inline Value geluGrad(OpBuilder &b, Location l, Value x, GeluApproximation appro
 }
 
 /// Reductions over `axes` into f32 accumulators; returns the f32 result in
-/// the reduced shape (keepdims applied by the caller).
-
+/// the reduced shape (keepdims applied by the caller). `pre`, if given, maps
+/// each element (in f32) before it is combined, e.g. |x| for amax.
 inline Value reduceF32(OpBuilder &b, Location loc, Value input,
                 ArrayRef<int64_t> axesIn, double init, bool isMax,
-                RankedTensorType reducedType) {
+                RankedTensorType reducedType,
+                function_ref<Value(OpBuilder &, Location, Value)> pre = {}) {
   MLIRContext *ctx = b.getContext();
   RankedTensorType in = tt(input);
   int64_t rank = in.getRank();
@@ -253,11 +254,12 @@ inline Value reduceF32(OpBuilder &b, Location loc, Value input,
                static_cast<int32_t>(keyOf(initBits))),
         AffineMap::get(rank, 0, outExprs, ctx), its,
         [&](OpBuilder &nb, Location l, ValueRange v) -> SmallVector<Value> {
+          Value x = pre ? pre(nb, l, v[0]) : v[0];
           Value isNaN = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO,
-                                              v[0], v[0]);
+                                              x, x);
           Value bits = arith::SelectOp::create(
               nb, l, isNaN, c(nb, l, 0x7FC00000u),
-              arith::BitcastOp::create(nb, l, i32, v[0]));
+              arith::BitcastOp::create(nb, l, i32, x));
           Value neg = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
                                             bits, c(nb, l, 0));
           Value key = arith::SelectOp::create(
@@ -282,7 +284,7 @@ inline Value reduceF32(OpBuilder &b, Location loc, Value input,
         filled(b, loc, accType, init), AffineMap::get(rank, 0, outExprs, ctx),
         its,
         [&](OpBuilder &nb, Location l, ValueRange v) -> SmallVector<Value> {
-          return {addf(nb, l, v[0], v[1])};
+          return {addf(nb, l, pre ? pre(nb, l, v[0]) : v[0], v[1])};
         },
         /*passOutputs=*/true)[0];
   }
