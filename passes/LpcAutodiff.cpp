@@ -10,6 +10,7 @@
 
 #include "lpc/Dialect/LpcOps.h"
 #include "lpc/Passes/Passes.h"
+#include "lpc/Passes/PrecisionUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -31,10 +32,6 @@ using namespace mlir::lpc;
 
 namespace {
 
-constexpr StringLiteral kState = "lpc.state";
-constexpr StringLiteral kName = "lpc.name";
-constexpr StringLiteral kInput = "lpc.input";
-constexpr StringLiteral kMetric = "lpc.metric";
 
 RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
@@ -577,15 +574,15 @@ LogicalResult LpcAutodiffPass::buildEval(func::FuncOp fwd) {
   for (ParamOp p : fwd.getOps<ParamOp>()) {
     types.push_back(p.getType());
     attrs.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr(kState, b.getStringAttr("param")),
-         b.getNamedAttr(kName, p.getNameAttr())}));
+        {b.getNamedAttr(kStateAttr, b.getStringAttr("param")),
+         b.getNamedAttr(kNameAttr, p.getNameAttr())}));
     locs.push_back(NameLoc::get(p.getNameAttr(), p.getLoc()));
     sources.push_back(p);
   }
   for (InputOp in : fwd.getOps<InputOp>()) {
     types.push_back(in.getType());
     attrs.push_back(
-        b.getDictionaryAttr(b.getNamedAttr(kInput, in.getNameAttr())));
+        b.getDictionaryAttr(b.getNamedAttr(kInputAttr, in.getNameAttr())));
     locs.push_back(NameLoc::get(in.getNameAttr(), in.getLoc()));
     sources.push_back(in);
   }
@@ -617,11 +614,11 @@ LogicalResult LpcAutodiffPass::buildEval(func::FuncOp fwd) {
   Value loss = map.lookup(ret.getOperand(0));
   SmallVector<Value> results{loss};
   SmallVector<DictionaryAttr> resultAttrs{
-      b.getDictionaryAttr(b.getNamedAttr(kMetric, b.getStringAttr("loss")))};
+      b.getDictionaryAttr(b.getNamedAttr(kMetricAttr, b.getStringAttr("loss")))};
   if (auto ce = loss.getDefiningOp<SoftmaxCrossEntropyOp>()) {
     results.push_back(ce.getLogits());
     resultAttrs.push_back(b.getDictionaryAttr(
-        b.getNamedAttr(kMetric, b.getStringAttr("logits"))));
+        b.getNamedAttr(kMetricAttr, b.getStringAttr("logits"))));
   }
   func::ReturnOp::create(b, fwd.getLoc(), results);
   fn.setFunctionType(
@@ -655,9 +652,9 @@ LogicalResult LpcAutodiffPass::differentiate(func::FuncOp fwd) {
   SmallVector<DictionaryAttr> argAttrs;
   Builder ab(ctx);
   auto stateAttrs = [&](StringRef state, StringRef name) {
-    SmallVector<NamedAttribute> attrs{ab.getNamedAttr(kState, ab.getStringAttr(state))};
+    SmallVector<NamedAttribute> attrs{ab.getNamedAttr(kStateAttr, ab.getStringAttr(state))};
     if (!name.empty())
-      attrs.push_back(ab.getNamedAttr(kName, ab.getStringAttr(name)));
+      attrs.push_back(ab.getNamedAttr(kNameAttr, ab.getStringAttr(name)));
     return ab.getDictionaryAttr(attrs);
   };
   for (ParamOp p : paramOps) {
@@ -684,20 +681,20 @@ LogicalResult LpcAutodiffPass::differentiate(func::FuncOp fwd) {
       lrArg = argTypes.size();
       argTypes.push_back(f32Scalar);
       argAttrs.push_back(ab.getDictionaryAttr(
-          ab.getNamedAttr(kInput, ab.getStringAttr("lr"))));
+          ab.getNamedAttr(kInputAttr, ab.getStringAttr("lr"))));
     }
   }
   int64_t firstInput = argTypes.size();
   for (InputOp in : inputOps) {
     argTypes.push_back(in.getType());
     argAttrs.push_back(ab.getDictionaryAttr(
-        ab.getNamedAttr(kInput, ab.getStringAttr(in.getName()))));
+        ab.getNamedAttr(kInputAttr, ab.getStringAttr(in.getName()))));
   }
   int64_t firstFwdArg = argTypes.size();
   for (auto [i, t] : llvm::enumerate(fwd.getArgumentTypes())) {
     argTypes.push_back(t);
     argAttrs.push_back(ab.getDictionaryAttr(ab.getNamedAttr(
-        kInput, ab.getStringAttr("arg" + std::to_string(i)))));
+        kInputAttr, ab.getStringAttr("arg" + std::to_string(i)))));
   }
 
   OpBuilder b(ctx);
@@ -715,16 +712,16 @@ LogicalResult LpcAutodiffPass::differentiate(func::FuncOp fwd) {
   step.getBody().push_back(body);
   for (auto [t, attrs] : llvm::zip(argTypes, argAttrs)) {
     std::string argName;
-    if (auto n = attrs.getAs<StringAttr>(kName))
-      argName = (attrs.getAs<StringAttr>(kState).getValue() == "param"
+    if (auto n = attrs.getAs<StringAttr>(kNameAttr))
+      argName = (attrs.getAs<StringAttr>(kStateAttr).getValue() == "param"
                      ? n.getValue()
                      : n.getValue() + "." +
-                           attrs.getAs<StringAttr>(kState).getValue())
+                           attrs.getAs<StringAttr>(kStateAttr).getValue())
                     .str();
-    else if (auto n = attrs.getAs<StringAttr>(kInput))
+    else if (auto n = attrs.getAs<StringAttr>(kInputAttr))
       argName = n.getValue().str();
     else
-      argName = attrs.getAs<StringAttr>(kState).getValue().str();
+      argName = attrs.getAs<StringAttr>(kStateAttr).getValue().str();
     body->addArgument(t, NameLoc::get(ab.getStringAttr(argName), fwd.getLoc()));
   }
   for (auto [i, attrs] : llvm::enumerate(argAttrs))
@@ -776,7 +773,7 @@ LogicalResult LpcAutodiffPass::differentiate(func::FuncOp fwd) {
   if (!train) {
     results.push_back(loss);
     resultAttrs.push_back(ab.getDictionaryAttr(
-        ab.getNamedAttr(kMetric, ab.getStringAttr("loss"))));
+        ab.getNamedAttr(kMetricAttr, ab.getStringAttr("loss"))));
     for (auto [p, g] : llvm::zip(paramOps, grads)) {
       results.push_back(g);
       resultAttrs.push_back(stateAttrs("grad", p.getName()));
@@ -856,11 +853,11 @@ LogicalResult LpcAutodiffPass::differentiate(func::FuncOp fwd) {
     resultAttrs.push_back(stateAttrs("step", ""));
     results.push_back(loss);
     resultAttrs.push_back(ab.getDictionaryAttr(
-        ab.getNamedAttr(kMetric, ab.getStringAttr("loss"))));
+        ab.getNamedAttr(kMetricAttr, ab.getStringAttr("loss"))));
     if (gradNorm) {
       results.push_back(gradNorm);
       resultAttrs.push_back(ab.getDictionaryAttr(
-          ab.getNamedAttr(kMetric, ab.getStringAttr("grad_norm"))));
+          ab.getNamedAttr(kMetricAttr, ab.getStringAttr("grad_norm"))));
     }
   }
 

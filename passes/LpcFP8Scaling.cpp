@@ -65,7 +65,7 @@ StringRef gradientOwner(Value v) {
       if (auto ret = dyn_cast<func::ReturnOp>(user)) {
         auto fn = ret->getParentOfType<func::FuncOp>();
         if (auto n = fn.getResultAttrOfType<StringAttr>(
-                use.getOperandNumber(), "lpc.name"))
+                use.getOperandNumber(), kNameAttr))
           return n.getValue();
         continue;
       }
@@ -163,10 +163,10 @@ LogicalResult LpcFP8ScalingPass::rewrite(func::FuncOp fn) {
 
   auto stateAttrs = [&](StringRef state, StringRef name, bool init) {
     SmallVector<NamedAttribute> attrs{
-        b.getNamedAttr("lpc.state", b.getStringAttr(state)),
-        b.getNamedAttr("lpc.name", b.getStringAttr(name))};
+        b.getNamedAttr(kStateAttr, b.getStringAttr(state)),
+        b.getNamedAttr(kNameAttr, b.getStringAttr(name))};
     if (init)
-      attrs.push_back(b.getNamedAttr("lpc.init", b.getF64FloatAttr(1.0)));
+      attrs.push_back(b.getNamedAttr(kInitAttr, b.getF64FloatAttr(1.0)));
     return b.getDictionaryAttr(attrs);
   };
 
@@ -283,18 +283,9 @@ LogicalResult LpcFP8ScalingPass::rewrite(func::FuncOp fn) {
     if (failed(addStateResult(fn, value, attrs)))
       return fn.emitError("lpc-fp8-scaling: cannot add state result");
   // Metrics go last, named by metric and tensor.
-  if (!metrics.empty()) {
-    Operation *ret = fn.getBody().back().getTerminator();
-    for (auto &[value, metric, name] : metrics) {
-      unsigned index = fn.getNumResults();
-      DictionaryAttr attrs = b.getDictionaryAttr(
-          {b.getNamedAttr("lpc.metric", b.getStringAttr(metric)),
-           b.getNamedAttr("lpc.name", b.getStringAttr(name))});
-      if (failed(fn.insertResult(index, value.getType(), attrs)))
-        return fn.emitError("lpc-fp8-scaling: cannot add the metric results");
-      ret->insertOperands(index, value);
-    }
-  }
+  for (auto &[value, metric, name] : metrics)
+    if (failed(addMetricResult(fn, value, metric, name)))
+      return fn.emitError("lpc-fp8-scaling: cannot add the metric results");
   return success();
 }
 

@@ -30,9 +30,6 @@ using namespace mlir::lpc;
 
 namespace {
 
-constexpr StringLiteral kState = "lpc.state";
-constexpr StringLiteral kInit = "lpc.init";
-constexpr StringLiteral kMetric = "lpc.metric";
 constexpr StringLiteral kScaleState = "loss_scale";
 constexpr StringLiteral kTrackerState = "loss_scale_growth_tracker";
 
@@ -139,7 +136,7 @@ LpcLossScalingPass::scaleGradientFunction(func::FuncOp fn,
     return success();
   SmallVector<unsigned> gradResults;
   for (unsigned i = 0; i < fn.getNumResults(); ++i)
-    if (auto st = fn.getResultAttrOfType<StringAttr>(i, kState);
+    if (auto st = fn.getResultAttrOfType<StringAttr>(i, kStateAttr);
         st && st.getValue() == "grad")
       gradResults.push_back(i);
   if (gradResults.empty())
@@ -212,10 +209,10 @@ LogicalResult LpcLossScalingPass::scaleFunction(func::FuncOp fn) {
   Value scale, tracker;
   if (dynamic) {
     auto scaleAttrs = b.getDictionaryAttr(
-        {b.getNamedAttr(kState, b.getStringAttr(kScaleState)),
-         b.getNamedAttr(kInit, b.getF64FloatAttr(initScale))});
+        {b.getNamedAttr(kStateAttr, b.getStringAttr(kScaleState)),
+         b.getNamedAttr(kInitAttr, b.getF64FloatAttr(initScale))});
     auto trackerAttrs = b.getDictionaryAttr(
-        b.getNamedAttr(kState, b.getStringAttr(kTrackerState)));
+        b.getNamedAttr(kStateAttr, b.getStringAttr(kTrackerState)));
     FailureOr<BlockArgument> s =
         addStateArgument(fn, f32Scalar, scaleAttrs,
                          NameLoc::get(b.getStringAttr(kScaleState), fnLoc));
@@ -301,7 +298,7 @@ LogicalResult LpcLossScalingPass::scaleFunction(func::FuncOp fn) {
   // The step counter advances only when the update is applied.
   BlockArgument oldStep = findStateArgument(fn, "step");
   for (unsigned i = 0; i < fn.getNumResults(); ++i) {
-    auto state = fn.getResultAttrOfType<StringAttr>(i, kState);
+    auto state = fn.getResultAttrOfType<StringAttr>(i, kStateAttr);
     if (!oldStep || !state || state.getValue() != "step" ||
         ret.getOperand(i).getType() != oldStep.getType())
       continue;
@@ -324,21 +321,15 @@ LogicalResult LpcLossScalingPass::scaleFunction(func::FuncOp fn) {
 
   if (failed(addStateResult(fn, update.getNewScale(),
                             b.getDictionaryAttr(b.getNamedAttr(
-                                kState, b.getStringAttr(kScaleState))))) ||
+                                kStateAttr, b.getStringAttr(kScaleState))))) ||
       failed(addStateResult(fn, update.getNewGrowthTracker(),
                             b.getDictionaryAttr(b.getNamedAttr(
-                                kState, b.getStringAttr(kTrackerState))))))
+                                kStateAttr, b.getStringAttr(kTrackerState))))))
     return fn.emitError("lpc-loss-scaling: cannot add the state results");
   // Metrics go last.
-  for (auto [name, value] : {std::make_pair(StringRef("loss_scale"), scale),
-                             std::make_pair(StringRef("skipped"), skipped)}) {
-    unsigned index = fn.getNumResults();
-    if (failed(fn.insertResult(index, value.getType(),
-                               b.getDictionaryAttr(b.getNamedAttr(
-                                   kMetric, b.getStringAttr(name))))))
-      return fn.emitError("lpc-loss-scaling: cannot add the metric results");
-    ret->insertOperands(index, value);
-  }
+  if (failed(addMetricResult(fn, scale, "loss_scale")) ||
+      failed(addMetricResult(fn, skipped, "skipped")))
+    return fn.emitError("lpc-loss-scaling: cannot add the metric results");
   return success();
 }
 

@@ -257,7 +257,7 @@ Report analyze(func::FuncOp fn) {
   // State arguments of a train step.
   for (BlockArgument arg : fn.getArguments()) {
     auto state = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                 "lpc.state");
+                                                 kStateAttr);
     auto t = dyn_cast<RankedTensorType>(arg.getType());
     if (!state || !t)
       continue;

@@ -16,9 +16,9 @@ StringRef mlir::lpc::tracedParamName(Value v) {
       if (!fn)
         return {};
       auto state =
-          fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "lpc.state");
+          fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kStateAttr);
       auto name =
-          fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "lpc.name");
+          fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kNameAttr);
       if (state && name && state.getValue() == "param")
         return name.getValue();
       return {};
@@ -72,7 +72,7 @@ FailureOr<BlockArgument> mlir::lpc::addStateArgument(func::FuncOp fn,
                                                      Location loc) {
   unsigned index = fn.getNumArguments();
   for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-    if (fn.getArgAttr(i, "lpc.input")) {
+    if (fn.getArgAttr(i, kInputAttr)) {
       index = i;
       break;
     }
@@ -85,7 +85,7 @@ LogicalResult mlir::lpc::addStateResult(func::FuncOp fn, Value value,
                                         DictionaryAttr attrs) {
   unsigned index = fn.getNumResults();
   for (unsigned i = 0; i < fn.getNumResults(); ++i)
-    if (fn.getResultAttr(i, "lpc.metric")) {
+    if (fn.getResultAttr(i, kMetricAttr)) {
       index = i;
       break;
     }
@@ -102,8 +102,8 @@ LogicalResult mlir::lpc::addStateResult(func::FuncOp fn, Value value,
 BlockArgument mlir::lpc::findStateArgument(func::FuncOp fn, StringRef state,
                                            StringRef name) {
   for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-    auto s = fn.getArgAttrOfType<StringAttr>(i, "lpc.state");
-    auto n = fn.getArgAttrOfType<StringAttr>(i, "lpc.name");
+    auto s = fn.getArgAttrOfType<StringAttr>(i, kStateAttr);
+    auto n = fn.getArgAttrOfType<StringAttr>(i, kNameAttr);
     if (s && s.getValue() == state &&
         (name.empty() || (n && n.getValue() == name)))
       return fn.getArgument(i);
@@ -148,4 +148,19 @@ std::string mlir::lpc::padRight(StringRef s, size_t width) {
   if (out.size() < width)
     out.append(width - out.size(), ' ');
   return out;
+}
+
+LogicalResult mlir::lpc::addMetricResult(func::FuncOp fn, Value value,
+                                         StringRef metric, StringRef name) {
+  Builder b(fn.getContext());
+  SmallVector<NamedAttribute> attrs{
+      b.getNamedAttr(kMetricAttr, b.getStringAttr(metric))};
+  if (!name.empty())
+    attrs.push_back(b.getNamedAttr(kNameAttr, b.getStringAttr(name)));
+  unsigned index = fn.getNumResults();
+  if (failed(fn.insertResult(index, value.getType(),
+                             b.getDictionaryAttr(attrs))))
+    return failure();
+  fn.walk([&](func::ReturnOp ret) { ret->insertOperands(index, value); });
+  return success();
 }

@@ -28,6 +28,13 @@ struct GemmDims {
 };
 GemmDims gemmDims(MatmulOp op);
 
+/// Attributes of the train-step contract on arguments and results.
+constexpr StringLiteral kStateAttr = "lpc.state";
+constexpr StringLiteral kNameAttr = "lpc.name";
+constexpr StringLiteral kInputAttr = "lpc.input";
+constexpr StringLiteral kMetricAttr = "lpc.metric";
+constexpr StringLiteral kInitAttr = "lpc.init";
+
 /// Float element type of a ranked tensor value, or null.
 FloatType floatElementType(Value v);
 
@@ -38,6 +45,10 @@ FailureOr<BlockArgument> addStateArgument(func::FuncOp fn, Type type,
 /// Adds a result returning `value` (defined in `fn`) before the metrics.
 LogicalResult addStateResult(func::FuncOp fn, Value value,
                              DictionaryAttr attrs);
+/// Adds a metric result {lpc.metric = metric[, lpc.name = name]} returning
+/// `value`, after every other result.
+LogicalResult addMetricResult(func::FuncOp fn, Value value, StringRef metric,
+                              StringRef name = {});
 /// The argument with {lpc.state = state} (and lpc.name = name if given).
 BlockArgument findStateArgument(func::FuncOp fn, StringRef state,
                                 StringRef name = {});
