@@ -15,13 +15,15 @@
 
 using namespace mlir;
 
+// Shared with the GPU pipeline (GPUPipeline.cpp).
 static const char *kToBuffers =
     "lpc-to-linalg,canonicalize,cse,lpc-fuse-elementwise,canonicalize,cse,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"
-    "buffer-deallocation-pipeline,"
-    "lpc-gemm-to-calls";
+    "buffer-deallocation-pipeline";
+
+llvm::StringRef mlir::lpc::lpcToBuffersPipeline() { return kToBuffers; }
 
 static const char *kToLLVM =
     "lpc-strided-copy-to-loops,"
@@ -42,7 +44,7 @@ static const char *kToLLVM =
     "reconcile-unrealized-casts";
 
 void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm, bool profile) {
-  std::string pipeline = kToBuffers;
+  std::string pipeline = std::string(kToBuffers) + ",lpc-gemm-to-calls";
   if (profile)
     pipeline += ",lpc-profile-marks";
   pipeline += std::string(",") + kToLLVM;

@@ -49,12 +49,7 @@ void mlir::lpc::registerGPUCodegenPipeline() {
           return errorHandler(
               "lpc-gpu-codegen: CUDA's libdevice not found ('" + o.libdevice +
               "'); install the CUDA toolkit or pass libdevice=PATH");
-        std::string p =
-            "lpc-to-linalg,canonicalize,cse,lpc-fuse-elementwise,canonicalize,"
-            "one-shot-bufferize{bufferize-function-boundaries "
-            "function-boundary-type-conversion=identity-layout-map},"
-            "buffer-results-to-out-params{modify-public-functions},"
-            "buffer-deallocation-pipeline,"
+        std::string p = lpcToBuffersPipeline().str() + ","
             "func.func(convert-linalg-to-parallel-loops),"
             "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true}),"
             "func.func(gpu-map-parallel-loops),"

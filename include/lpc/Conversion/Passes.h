@@ -28,6 +28,9 @@ namespace lpc {
 /// get a C interface; results become out-parameters. With
 /// `profile`, lpc-profile-marks brackets every top-level op with a timer call.
 void buildCPUCodegenPipeline(OpPassManager &pm, bool profile = false);
+/// The front end both code generators share, as pipeline text: lpc ->
+/// linalg, elementwise fusion, bufferization with out-params.
+llvm::StringRef lpcToBuffersPipeline();
 /// Registers it as the `lpc-cpu-codegen` pipeline (lpc-opt).
 void registerCPUCodegenPipeline();
 /// Registers `lpc-gpu-codegen{chip=sm_90}`: non-GEMM functions to PTX
