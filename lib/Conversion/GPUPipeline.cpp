@@ -4,9 +4,12 @@
 // tensors become GPU kernels compiled to PTX by LLVM's NVPTX back end (the
 // PTX is embedded in a gpu.binary). lpc-to-linalg and elementwise fusion are
 // shared with the CPU pipeline; bufferized parallel loops are tiled into
-// blocks of 256 threads. Not yet: GEMMs (cuBLASLt calls), the host side
-// (launch schedule, buffer plan, the artifact), two-level reductions and the
-// hardware FP8 conversions (the FP8 casts are the CPU's integer code here).
+// blocks of 256 threads. FP8 conversions use the hardware's cvt
+// instructions from sm_89 on (lpc-to-linalg{fp8-hardware-cvt}, then
+// lpc-fp8-to-nvvm in the gpu.module), with selects that give the bits of
+// the CPU's integer code, which older chips keep. Not yet: GEMMs (cuBLASLt
+// calls), the host side (launch schedule, buffer plan, the artifact) and
+// two-level reductions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,22 +45,41 @@ void mlir::lpc::registerGPUCodegenPipeline() {
         GPUCodegenOptions o;
         if (failed(o.parseFromString(optionsStr)))
           return failure();
-        if (!StringRef(o.chip).starts_with("sm_"))
+        std::optional<unsigned> sm = lpc::parseSMVersion(o.chip);
+        if (!sm)
           return errorHandler("lpc-gpu-codegen: chip must be sm_XX, got '" +
                               o.chip + "'");
         if (o.libdevice.empty() || !llvm::sys::fs::exists(o.libdevice))
           return errorHandler(
               "lpc-gpu-codegen: CUDA's libdevice not found ('" + o.libdevice +
               "'); install the CUDA toolkit or pass libdevice=PATH");
-        std::string p = lpcToBuffersPipeline().str() + ","
+        // The shared front end, with the FP8 conversions left to the
+        // hardware where it has them.
+        std::string front = lpcToBuffersPipeline().str();
+        bool fp8Cvt = *sm >= lpc::kFirstFP8Chip;
+        StringRef toLinalg = "lpc-to-linalg,";
+        if (fp8Cvt) {
+          if (!StringRef(front).starts_with(toLinalg))
+            return errorHandler("lpc-gpu-codegen: the shared front end no "
+                                "longer starts with lpc-to-linalg");
+          front = "lpc-to-linalg{fp8-hardware-cvt=true}," +
+                  front.substr(toLinalg.size());
+        }
+        // LLVM's default PTX for sm_89 (7.8) has the FP8 cvt for sm_90 only.
+        std::string features = fp8Cvt && *sm < 90 ? " features=+ptx81" : "";
+        std::string p = front + ","
             "func.func(convert-linalg-to-parallel-loops),"
             "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true}),"
             "func.func(gpu-map-parallel-loops),"
             "func.func(convert-parallel-loops-to-gpu),"
+            // Constants become immediates in the kernels instead of
+            // parameters (and lpc-fp8-to-nvvm sees the saturating clamps).
+            "gpu-launch-sink-index-computations,"
             "gpu-kernel-outlining,"
-            "nvvm-attach-target{chip=" + o.chip + " O=3 l=" + o.libdevice +
-            "},"
-            "gpu.module(lower-affine,convert-scf-to-cf,arith-expand{include-bf16=true},"
+            "nvvm-attach-target{chip=" + o.chip + features +
+            " O=3 l=" + o.libdevice + "},"
+            "gpu.module(" + (fp8Cvt ? "lpc-fp8-to-nvvm," : "") +
+            "lower-affine,convert-scf-to-cf,arith-expand{include-bf16=true},"
             "lpc-math-approximation,convert-gpu-to-nvvm,convert-math-to-llvm,"
             "convert-arith-to-llvm,convert-index-to-llvm,"
             "reconcile-unrealized-casts,canonicalize),"

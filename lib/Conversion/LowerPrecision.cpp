@@ -3,11 +3,14 @@
 // FP8 conversions are integer code that vectorizes (arith.truncf/extf to
 // fp8 have no CPU lowering); they round to nearest even exactly as the
 // reference evaluator (APFloat) does, including subnormals, ties, overflow
-// and NaN.
+// and NaN. For the GPU (lpc-to-linalg{fp8-hardware-cvt}) they stay
+// arith.truncf/extf, which lpc-fp8-to-nvvm turns into cvt instructions.
 //
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
+
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::lpc;
@@ -33,9 +36,56 @@ Value i32c(OpBuilder &b, Location l, int64_t v) {
   return arith::ConstantOp::create(b, l, b.getI32IntegerAttr(v));
 }
 
+// lpc-to-linalg{fp8-hardware-cvt} while it runs (FP8HardwareCvtScope).
+thread_local bool hardwareFP8 = false;
+
+double largestFinite(Type fp8) {
+  return llvm::APFloat::getLargest(cast<FloatType>(fp8).getFloatSemantics())
+      .convertToDouble();
+}
+
 } // namespace
 
+mlir::lpc::lowering::FP8HardwareCvtScope::FP8HardwareCvtScope(bool enable)
+    : saved(hardwareFP8) {
+  hardwareFP8 = enable;
+}
+
+mlir::lpc::lowering::FP8HardwareCvtScope::~FP8HardwareCvtScope() {
+  hardwareFP8 = saved;
+}
+
+// maximumf / minimumf propagate NaN (maxnumf would turn it into -M).
+Value mlir::lpc::lowering::clampFP8(OpBuilder &b, Location l, Value x,
+                                    Type fp8) {
+  double m = largestFinite(fp8);
+  Value lo = arith::MaximumFOp::create(b, l, x, f32Const(b, l, -m));
+  return arith::MinimumFOp::create(b, l, lo, f32Const(b, l, m));
+}
+
+Value mlir::lpc::lowering::matchClampFP8(Value clamped, Type fp8) {
+  double m = largestFinite(fp8);
+  // The operand of `op` that is not the constant c, if the other one is.
+  auto other = [](Operation *op, double c) -> Value {
+    if (!op)
+      return nullptr;
+    for (unsigned i = 0; i < 2; ++i) {
+      FloatAttr k;
+      if (matchPattern(op->getOperand(i), m_Constant(&k)) &&
+          k.getValueAsDouble() == c)
+        return op->getOperand(1 - i);
+    }
+    return nullptr;
+  };
+  Value inner = other(clamped.getDefiningOp<arith::MinimumFOp>(), m);
+  if (!inner)
+    return nullptr;
+  return other(inner.getDefiningOp<arith::MaximumFOp>(), -m);
+}
+
 Value mlir::lpc::lowering::decodeFP8(OpBuilder &b, Location l, Value v) {
+  if (hardwareFP8)
+    return arith::ExtFOp::create(b, l, b.getF32Type(), v);
   FP8Format f = formatOf(v.getType());
   Value byte = arith::BitcastOp::create(b, l, b.getI8Type(), v);
   Value u = arith::ExtUIOp::create(b, l, b.getI32Type(), byte);
@@ -83,6 +133,9 @@ Value mlir::lpc::lowering::decodeFP8(OpBuilder &b, Location l, Value v) {
 
 Value mlir::lpc::lowering::encodeFP8(OpBuilder &b, Location l, Value x,
                                      Type fp8, bool saturate) {
+  if (hardwareFP8)
+    return arith::TruncFOp::create(b, l, fp8,
+                                   saturate ? clampFP8(b, l, x, fp8) : x);
   FP8Format f = formatOf(fp8);
   Value bits = arith::BitcastOp::create(b, l, b.getI32Type(), x);
   Value sign = arith::AndIOp::create(

@@ -34,6 +34,29 @@ Value decodeFP8(OpBuilder &b, Location loc, Value fp8);
 Value encodeFP8(OpBuilder &b, Location loc, Value f32, Type fp8Type,
                 bool saturate);
 
+/// While one is alive (on this thread), decodeFP8 / encodeFP8 emit
+/// arith.extf / arith.truncf instead of integer code, for a back end with
+/// conversion instructions (lpc-to-linalg{fp8-hardware-cvt}, then
+/// lpc-fp8-to-nvvm). A saturating encode is truncf(clampFP8(x)). The
+/// helpers are called deep inside the patterns' body builders, out of
+/// reach of the pass's options: the pass holds one of these while it runs.
+class FP8HardwareCvtScope {
+public:
+  explicit FP8HardwareCvtScope(bool enable);
+  ~FP8HardwareCvtScope();
+  FP8HardwareCvtScope(const FP8HardwareCvtScope &) = delete;
+  FP8HardwareCvtScope &operator=(const FP8HardwareCvtScope &) = delete;
+
+private:
+  bool saved;
+};
+
+/// min(max(x, -M), M) with M the largest finite value of `fp8Type`
+/// (NaN stays NaN): what makes truncf saturating.
+Value clampFP8(OpBuilder &b, Location loc, Value f32, Type fp8Type);
+/// The x of a clampFP8(x) for `fp8Type` (either operand order), or null.
+Value matchClampFP8(Value clamped, Type fp8Type);
+
 inline Value toF32(OpBuilder &b, Location loc, Value v) {
   Type t = v.getType();
   if (t.isF32() || !isa<FloatType>(t))

@@ -489,8 +489,9 @@ struct LowerSgd : OpRewritePattern<SgdOp> {
   }
 };
 
-/// Casts between any float formats (fp8 goes through the integer code of
-/// toF32 / fromF32); saturating fp8 casts are LowerSaturatingCast's.
+/// Casts between any float formats (fp8 goes through toF32 / fromF32:
+/// integer code, or arith ops with fp8-hardware-cvt); saturating fp8 casts
+/// are LowerSaturatingCast's.
 struct LowerCast : OpRewritePattern<CastOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CastOp op,
@@ -522,7 +523,10 @@ void allowReassociation(linalg::GenericOp g) {
 
 struct LpcToLinalgPass
     : ::mlir::lpc::impl::LpcToLinalgBase<LpcToLinalgPass> {
+  using LpcToLinalgBase::LpcToLinalgBase;
+
   void runOnOperation() override {
+    FP8HardwareCvtScope fp8Cvt(fp8HardwareCvt);
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     using GA = GeluApproximation;

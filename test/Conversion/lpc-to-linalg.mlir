@@ -1,4 +1,5 @@
 // RUN: lpc-opt %s -split-input-file -lpc-to-linalg | FileCheck %s
+// RUN: lpc-opt %s -split-input-file -lpc-to-linalg=fp8-hardware-cvt | FileCheck %s --check-prefix=HW
 
 // Elementwise ops compute in f32 and round once: bf16 operands are
 // extended in the body, the result truncated.
@@ -44,6 +45,43 @@ func.func @gemm_bf16(%a: tensor<4x8xbf16>, %b: tensor<16x8xbf16>) -> tensor<4x16
 func.func @quantize(%x: tensor<8xf32>, %s: tensor<f32>) -> tensor<8xf8E4M3FN> {
   %q = lpc.quantize %x, %s : tensor<8xf32> to tensor<8xf8E4M3FN>
   return %q : tensor<8xf8E4M3FN>
+}
+
+// -----
+
+// With fp8-hardware-cvt (lpc-gpu-codegen from sm_89 on) the conversions
+// stay arith ops for lpc-fp8-to-nvvm: truncf (overflow: NaN / inf), truncf
+// of a clamp to +-max for saturating casts and quantization, extf.
+// CHECK-LABEL: func.func @fp8_conversions
+// CHECK-NOT: arith.truncf
+// CHECK-NOT: arith.extf
+// CHECK: return
+// HW-LABEL: func.func @fp8_conversions
+// HW-DAG: %[[MAX8:.*]] = arith.constant 4.480000e+02 : f32
+// HW-DAG: %[[MIN8:.*]] = arith.constant -4.480000e+02 : f32
+// HW-DAG: %[[MAX5:.*]] = arith.constant 5.734400e+04 : f32
+// HW-DAG: %[[MIN5:.*]] = arith.constant -5.734400e+04 : f32
+// HW: ^bb0(%[[A:.*]]: f32, %{{.*}}: f8E5M2):
+// HW-NEXT: %[[R:.*]] = arith.truncf %[[A]] : f32 to f8E5M2
+// HW-NEXT: linalg.yield %[[R]]
+// HW: ^bb0(%[[B:.*]]: f32, %{{.*}}: f8E5M2):
+// HW-NEXT: %[[LO:.*]] = arith.maximumf %[[B]], %[[MIN5]] : f32
+// HW-NEXT: %[[HI:.*]] = arith.minimumf %[[LO]], %[[MAX5]] : f32
+// HW-NEXT: %[[R:.*]] = arith.truncf %[[HI]] : f32 to f8E5M2
+// HW: arith.mulf
+// HW-NEXT: %[[LO:.*]] = arith.maximumf %{{.*}}, %[[MIN8]] : f32
+// HW-NEXT: %[[HI:.*]] = arith.minimumf %[[LO]], %[[MAX8]] : f32
+// HW-NEXT: arith.truncf %[[HI]] : f32 to f8E4M3FN
+// HW: ^bb0(%[[Q:.*]]: f8E4M3FN, %{{.*}}: f32):
+// HW-NEXT: arith.extf %[[Q]] : f8E4M3FN to f32
+// HW-NOT: arith.bitcast
+// HW: return
+func.func @fp8_conversions(%x: tensor<8xf32>, %s: tensor<f32>) -> (tensor<8xf8E5M2>, tensor<8xf8E5M2>, tensor<8xf32>) {
+  %a = lpc.cast %x : tensor<8xf32> to tensor<8xf8E5M2>
+  %b = lpc.cast %x {saturate} : tensor<8xf32> to tensor<8xf8E5M2>
+  %q = lpc.quantize %x, %s : tensor<8xf32> to tensor<8xf8E4M3FN>
+  %d = lpc.dequantize %q, %s : tensor<8xf8E4M3FN> to tensor<8xf32>
+  return %a, %b, %d : tensor<8xf8E5M2>, tensor<8xf8E5M2>, tensor<8xf32>
 }
 
 // -----

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -36,6 +37,10 @@ void registerCPUCodegenPipeline();
 /// Registers `lpc-gpu-codegen{chip=sm_90}`: non-GEMM functions to PTX
 /// kernels (lib/Conversion/GPUPipeline.cpp; the start of the CUDA back end).
 void registerGPUCodegenPipeline();
+/// NN of an NVIDIA chip name "sm_NN" (or "sm_NNa", "sm_NNf"), or nullopt.
+std::optional<unsigned> parseSMVersion(llvm::StringRef chip);
+/// The first chip with FP8 conversion instructions (lpc-fp8-to-nvvm).
+constexpr unsigned kFirstFP8Chip = 89;
 
 } // namespace lpc
 } // namespace mlir

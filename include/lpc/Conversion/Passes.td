@@ -19,7 +19,19 @@ def LpcToLinalg : Pass<"lpc-to-linalg", "::mlir::ModuleOp"> {
     Ops without a lowering yet are reported with their location. Model
     functions (with lpc.param / lpc.input ops) are left alone: what runs is
     the train step built from them.
+
+    FP8 conversions are integer code (exact, vectorizable; the CPU has no
+    instructions for them). With `fp8-hardware-cvt` they stay arith ops for
+    a back end that has (lpc-gpu-codegen for sm_89+, via lpc-fp8-to-nvvm):
+    `arith.extf` from fp8, `arith.truncf` to fp8 (overflow gives NaN for
+    E4M3FN, inf for E5M2), and for saturating casts and quantization
+    `arith.truncf` of `minimumf(maximumf(x, -max), max)`.
   }];
+  let options = [
+    Option<"fp8HardwareCvt", "fp8-hardware-cvt", "bool", /*default=*/"false",
+           "FP8 conversions as arith.extf / arith.truncf (saturating ones "
+           "clamped to +-max first) instead of integer code">
+  ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
@@ -56,6 +68,51 @@ def LpcMathApproximation
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
     "::mlir::vector::VectorDialect"
+  ];
+}
+
+def LpcFP8ToNVVM : Pass<"lpc-fp8-to-nvvm"> {
+  let summary = "FP8 arith.truncf / arith.extf to the PTX conversion "
+                "instructions (sm_89+), with lpc's exact semantics";
+  let description = [{
+    Runs in the gpu.module part of lpc-gpu-codegen, on what
+    lpc-to-linalg{fp8-hardware-cvt} leaves. Scalar conversions between f32
+    and f8E4M3FN / f8E5M2 become `nvvm.convert.f32x2.to.f8x2` (PTX
+    `cvt.rn.satfinite.{e4m3,e5m2}x2.f32`: round to nearest even, overflow
+    and inf to +-max) and `nvvm.convert.f8x2.to.f16x2` (PTX
+    `cvt.rn.f16x2.{e4m3,e5m2}x2`, exact) then `arith.extf` (exact), with
+    both lanes given the same value. Where the instruction differs from
+    lpc's casts (encodeFP8 / decodeFP8, the reference evaluator), selects
+    fix the result:
+
+    * a truncf that is not of a clamp to +-max does not saturate: E4M3FN
+      gives NaN (0x7F | sign) for |x| > 464 (464, the tie between 448 and
+      the next step, rounds to the even 448) and inf; E5M2 gives inf
+      (0x7C | sign) for |x| >= 61440 (the tie rounds up: 57344 is odd);
+    * NaN in gives lpc's NaN, sign | 0x7F (E4M3FN) or 0x7E (E5M2), and
+      decoded NaN the default quiet NaN with the byte's sign: the PTX
+      manual does not fix the NaN the instructions return.
+
+    ```mlir
+    %y = arith.truncf %x : f32 to f8E4M3FN
+    // becomes
+    %p = nvvm.convert.f32x2.to.f8x2 %x, %x {rnd = #nvvm.fp_rnd_mode<rn>,
+             sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
+    %c = arith.trunci %p : i16 to i8
+    // ... %over = |bits(x)| >u bits(464.0); %c2 = select %over, sign|0x7F, %c
+    %y = arith.bitcast %c2 : i8 to f8E4M3FN
+    ```
+
+    Sources narrower than f32 are extended first (exact). Integer sources
+    (sitofp / uitofp to fp8, what canonicalize makes of a truncf of a
+    sitofp to f32) go through f32, exactly: integers past 2^24 overflow
+    either way. An f64 source (double rounding), vectors, a rounding mode
+    other than to-nearest-even, and a gpu.module whose NVVM target is older
+    than sm_89 (or sm_89 without PTX 8.1) are errors.
+  }];
+  let dependentDialects = [
+    "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::arith::ArithDialect"
   ];
 }
 

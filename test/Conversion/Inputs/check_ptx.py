@@ -2,9 +2,10 @@
 """Extracts the PTX of every gpu.binary in an MLIR file (gpu-module-to-binary
 {format=isa}) and assembles each with ptxas for an architecture.
 
-usage: check_ptx.py MODULE.mlir PTXAS ARCH
-Prints one line per kernel (name, .entry count, .extern count) and
-"assembled N kernels for ARCH"; exits 1 if ptxas rejects one.
+usage: check_ptx.py MODULE.mlir PTXAS ARCH [--print-ptx]
+Prints one line per kernel (name, .entry count, .extern count), with
+--print-ptx the kernel's PTX after it, and "assembled N kernels for ARCH";
+exits 1 if ptxas rejects one.
 """
 import re
 import subprocess
@@ -14,6 +15,7 @@ import tempfile
 
 def main():
     path, ptxas, arch = sys.argv[1:4]
+    print_ptx = sys.argv[4:] == ["--print-ptx"]
     text = open(path).read()
     binaries = re.findall(r'gpu\.binary @(\w+)\s*\[.*?assembly = "((?:[^"\\]|\\.)*)"', text, re.S)
     if not binaries:
@@ -25,6 +27,8 @@ def main():
         target = re.search(r"\.target (\S+)", ptx).group(1)
         print(f"{name}: {ptx.count('.entry')} entry, {ptx.count('.extern')} extern, "
               f"target {target}")
+        if print_ptx:
+            print(ptx)
         with tempfile.NamedTemporaryFile("w", suffix=".ptx") as f:
             f.write(ptx)
             f.flush()
