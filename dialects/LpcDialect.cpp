@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -96,9 +97,26 @@ LogicalResult LpcDialect::verifyOperationAttribute(Operation *op,
                              << "' must be an array of strings on a module";
     return success();
   }
+  if (name.starts_with("lpc.parallel_")) {
+    // Written by lpc-outline-parallel-loops on the functions it outlines.
+    StringRef want = name == "lpc.parallel_body"       ? "a unit"
+                     : name == "lpc.parallel_noalias" ? "an i64 array"
+                                                       : "an integer";
+    bool ok = name == "lpc.parallel_body"      ? isa<UnitAttr>(value)
+              : name == "lpc.parallel_noalias" ? isa<DenseI64ArrayAttr>(value)
+              : name == "lpc.parallel_grain" || name == "lpc.parallel_params"
+                  ? isa<IntegerAttr>(value)
+                  : false;
+    if (!isa<FunctionOpInterface>(op) || !ok)
+      return op->emitError() << "'" << name << "' must be " << want
+                             << " attribute on a function (lpc.parallel_body, "
+                                "_grain, _params, _noalias)";
+    return success();
+  }
   return op->emitError() << "unknown lpc attribute '" << name
                          << "' (known: lpc.precision, lpc.assigned, "
-                            "lpc.reason, lpc.fp8, lpc.profile_labels)";
+                            "lpc.reason, lpc.fp8, lpc.profile_labels, "
+                            "lpc.parallel_*)";
 }
 
 PrecisionClass mlir::lpc::getPrecisionClass(Operation *op) {

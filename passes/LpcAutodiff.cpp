@@ -114,6 +114,7 @@ public:
       if (failed(backprop(op)))
         return failure();
     }
+    mergeSliceGradSums();
     return success();
   }
 
@@ -141,7 +142,94 @@ private:
       adjoint[v] = g;
       return;
     }
-    it->second = AddOp::create(b, loc, it->second, g);
+    AddOp sum = AddOp::create(b, loc, it->second, g);
+    accumulated.push_back(sum);
+    it->second = sum;
+  }
+
+  /// The adds accumulate() made, in creation order.
+  SmallVector<AddOp> accumulated;
+
+  /// Collects the slice_grad leaves of a sum made by accumulate() whose
+  /// inner adds and leaves have no other use.
+  bool sliceGradLeaves(Value v, bool root, SmallVectorImpl<SliceGradOp> &leaves,
+                       SmallVectorImpl<AddOp> &adds) {
+    if (!root && !v.hasOneUse())
+      return false;
+    if (auto sg = v.getDefiningOp<SliceGradOp>()) {
+      leaves.push_back(sg);
+      return true;
+    }
+    auto add = v.getDefiningOp<AddOp>();
+    if (!add || !llvm::is_contained(accumulated, add))
+      return false;
+    adds.push_back(add);
+    return sliceGradLeaves(add.getLhs(), false, leaves, adds) &&
+           sliceGradLeaves(add.getRhs(), false, leaves, adds);
+  }
+
+  /// A sum of slice_grads that tile one axis (the gradient of a fused qkv
+  /// projection split into q, k, v) becomes one concat of the pieces: the
+  /// same values without materializing each piece in a tensor of zeros and
+  /// adding them up. (Only -0.0 differs: concat keeps it, -0 + 0 is +0.)
+  void mergeSliceGradSums() {
+    DenseSet<Operation *> erased;
+    for (AddOp root : llvm::reverse(accumulated)) {
+      if (erased.contains(root))
+        continue;
+      SmallVector<SliceGradOp> leaves;
+      SmallVector<AddOp> adds;
+      if (!sliceGradLeaves(root.getResult(), true, leaves, adds))
+        continue;
+      auto type = cast<RankedTensorType>(root.getType());
+      int64_t axis = -1;
+      bool ok = true;
+      for (SliceGradOp sg : leaves) {
+        if (sg.getType() != type)
+          ok = false;
+        for (int64_t d = 0; ok && d < type.getRank(); ++d) {
+          if (sg.getStep()[d] != 1)
+            ok = false;
+          else if (sg.getStart()[d] != 0 ||
+                   sg.getLimit()[d] != type.getDimSize(d)) {
+            // Sliced along d: every leaf must slice along the same axis.
+            ok = axis == -1 || axis == d;
+            axis = d;
+          }
+        }
+      }
+      if (!ok || axis < 0)
+        continue;
+      llvm::sort(leaves, [&](SliceGradOp x, SliceGradOp y) {
+        return x.getStart()[axis] < y.getStart()[axis];
+      });
+      int64_t next = 0;
+      for (SliceGradOp sg : leaves) {
+        ok &= sg.getStart()[axis] == next;
+        next = sg.getLimit()[axis];
+      }
+      if (!ok || next != type.getDimSize(axis))
+        continue;
+      SmallVector<Value> pieces;
+      for (SliceGradOp sg : leaves)
+        pieces.push_back(sg.getGrad());
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(root);
+      Value concat = ConcatOp::create(b, root.getLoc(), pieces,
+                                      b.getI64IntegerAttr(axis));
+      root.getResult().replaceAllUsesWith(concat);
+      for (auto &entry : adjoint)
+        if (entry.second == root.getResult())
+          entry.second = concat;
+      // Root first, then the inner adds (each used only by the one above),
+      // then the leaves.
+      for (AddOp add : adds) {
+        erased.insert(add);
+        add.erase();
+      }
+      for (SliceGradOp sg : leaves)
+        sg.erase();
+    }
   }
 
   /// A gradient w.r.t. a value that comes from a parameter through pure data

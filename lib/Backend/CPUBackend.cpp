@@ -3,6 +3,7 @@
 #include "lpc/Backend/CPUBackend.h"
 #include "lpc/Conversion/Passes.h"
 #include "lpc/Runtime/Gemm.h"
+#include "lpc/Runtime/Parallel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -462,8 +463,8 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
   if (!tm)
     return tm.takeError();
 
-  // Cache key: the function as codegen sees it, the host CPU and the
-  // codegen version. Profiled builds are never cached (their labels would
+  // Cache key: the function as codegen sees it, the codegen options, the
+  // host CPU and the codegen version. Profiled builds are never cached (their labels would
   // have to be too).
   std::string cacheDir = options.profile || options.printLLVMDialect
                              ? std::string()
@@ -474,7 +475,8 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
     std::string text;
     llvm::raw_string_ostream os(text);
     copy->print(os, OpPrintingFlags().printGenericOpForm());
-    os << "\n" << compilerIdentity() << "\n"
+    os << "\nparallel-min-work=" << options.parallelMinWork << "\n"
+       << compilerIdentity() << "\n"
        << (*tm)->getTargetTriple().str() << "\n"
        << (*tm)->getTargetCPU() << "\n"
        << (*tm)->getTargetFeatureString() << "\n";
@@ -485,7 +487,7 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
   cf->fromCache = object != nullptr;
   if (!object) {
     PassManager pm(ctx);
-    buildCPUCodegenPipeline(pm, options.profile);
+    buildCPUCodegenPipeline(pm, options.profile, options.parallelMinWork);
     if (failed(pm.run(*copy)))
       return llvm::createStringError("CPU codegen of @" + name.str() +
                                      " failed (see the diagnostics above)");
@@ -555,7 +557,8 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
         {"aligned_alloc", (void *)&lpcPoolAlignedAlloc},
         {"calloc", (void *)&lpcPoolCalloc},
         {"free", (void *)&lpcPoolFree},
-        {"lpc_rt_profile_mark", (void *)&lpcProfileMark}})
+        {"lpc_rt_profile_mark", (void *)&lpcProfileMark},
+        {"lpc_rt_parallel_for", (void *)&lpc_rt_parallel_for}})
     map[interner(sym)] = {llvm::orc::ExecutorAddr::fromPtr(addr),
                           llvm::JITSymbolFlags::Exported};
   if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(map))))

@@ -25,9 +25,16 @@ static const char *kToBuffers =
 
 llvm::StringRef mlir::lpc::lpcToBuffersPipeline() { return kToBuffers; }
 
-static const char *kToLLVM =
+// Parallel dimensions as scf.parallel, the large top-level nests outlined
+// for the runtime's threads (lpc-lower-parallel-calls at the end).
+static const char *kToParallelLoops =
     "lpc-strided-copy-to-loops,"
-    "func.func(convert-linalg-to-loops),"
+    "func.func(convert-linalg-to-parallel-loops),";
+static const char *kToSequentialLoops =
+    "lpc-strided-copy-to-loops,"
+    "func.func(convert-linalg-to-loops),";
+
+static const char *kToLLVM =
     "lower-affine,convert-scf-to-cf,"
     "arith-expand{include-bf16=true},"
     "lpc-math-approximation,"
@@ -43,11 +50,21 @@ static const char *kToLLVM =
     "convert-func-to-llvm,"
     "reconcile-unrealized-casts";
 
-void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm, bool profile) {
+void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm, bool profile,
+                                        int64_t parallelMinWork) {
   std::string pipeline = std::string(kToBuffers) + ",lpc-gemm-to-calls";
   if (profile)
     pipeline += ",lpc-profile-marks";
-  pipeline += std::string(",") + kToLLVM;
+  pipeline += ",";
+  if (parallelMinWork > 0)
+    pipeline += std::string(kToParallelLoops) +
+                "lpc-outline-parallel-loops{min-work=" +
+                std::to_string(parallelMinWork) + "},";
+  else
+    pipeline += kToSequentialLoops;
+  pipeline += kToLLVM;
+  if (parallelMinWork > 0)
+    pipeline += ",lpc-lower-parallel-calls";
   if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
     llvm::report_fatal_error("lpc: the CPU codegen pipeline does not parse "
                              "(are the upstream passes registered?)");
@@ -58,6 +75,11 @@ struct CPUCodegenOptions : public PassPipelineOptions<CPUCodegenOptions> {
   Option<bool> profile{*this, "profile",
                        llvm::cl::desc("insert lpc-profile-marks timer calls"),
                        llvm::cl::init(false)};
+  Option<int64_t> parallelMinWork{
+      *this, "parallel-min-work",
+      llvm::cl::desc("loop nests of at least this many innermost iterations "
+                     "run on the runtime's threads (0: none)"),
+      llvm::cl::init(65536)};
 };
 } // namespace
 
@@ -68,6 +90,6 @@ void mlir::lpc::registerCPUCodegenPipeline() {
       "functions to compile): lpc-to-linalg, bufferization with out-params, "
       "GEMM library calls, loops, the LLVM dialect",
       [](OpPassManager &pm, const CPUCodegenOptions &o) {
-        buildCPUCodegenPipeline(pm, o.profile);
+        buildCPUCodegenPipeline(pm, o.profile, o.parallelMinWork);
       });
 }

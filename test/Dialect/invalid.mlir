@@ -1451,8 +1451,27 @@ func.func @lr_schedule_float_step(%t: tensor<f32>) {
 //===----------------------------------------------------------------------===//
 
 func.func @pin_unknown_lpc_attribute(%a: tensor<4xf32>) {
-  // expected-error @+1 {{unknown lpc attribute 'lpc.precison' (known: lpc.precision, lpc.assigned, lpc.reason, lpc.fp8, lpc.profile_labels)}}
+  // expected-error @+1 {{unknown lpc attribute 'lpc.precison' (known: lpc.precision, lpc.assigned, lpc.reason, lpc.fp8, lpc.profile_labels, lpc.parallel_*)}}
   %0 = lpc.relu %a {lpc.precison = #lpc.precision<fp32>} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// The attributes lpc-outline-parallel-loops puts on the bodies it outlines.
+// expected-error @+1 {{'lpc.parallel_grain' must be an integer attribute on a function}}
+func.func private @body(index, index) attributes {lpc.parallel_body, lpc.parallel_grain = "4"}
+
+// -----
+
+// expected-error @+1 {{'lpc.parallel_noalias' must be an i64 array attribute on a function}}
+func.func private @body(index, index) attributes {lpc.parallel_body, lpc.parallel_noalias = [3]}
+
+// -----
+
+func.func @parallel_attr_on_op(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'lpc.parallel_body' must be a unit attribute on a function}}
+  %0 = lpc.relu %a {lpc.parallel_body} : tensor<4xf32>
   return
 }
 

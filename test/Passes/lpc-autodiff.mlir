@@ -123,3 +123,46 @@ func.func @tied() -> tensor<f32> {
   %l = lpc.softmax_cross_entropy %logits, %tgt : tensor<2x3x16xf32>, tensor<2x3xi32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// A tensor split into slices that tile one axis (a fused qkv projection):
+// the slices' gradients are concatenated, not each scattered into zeros and
+// summed. Slices that do not tile the axis keep slice_grad + add.
+
+// CHECK-LABEL: func.func @split_train_step(
+// CHECK-NOT: lpc.slice_grad
+// CHECK: lpc.concat %{{.*}}, %{{.*}}, %{{.*}} axis = 1 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32> -> tensor<2x12xf32>
+// CHECK-NOT: lpc.slice_grad
+// CHECK: return
+func.func @split() -> tensor<f32> {
+  %x = lpc.input "x" features : tensor<2x4xf32>
+  %t = lpc.input "t" targets : tensor<2x4xf32>
+  %w = lpc.param "w" kaiming_uniform : tensor<4x12xf32>
+  %qkv = lpc.matmul %x, %w : tensor<2x4xf32>, tensor<4x12xf32> -> tensor<2x12xf32>
+  %q = lpc.slice %qkv start = [0, 0] limit = [2, 4] step = [1, 1] : tensor<2x12xf32> -> tensor<2x4xf32>
+  %k = lpc.slice %qkv start = [0, 4] limit = [2, 8] step = [1, 1] : tensor<2x12xf32> -> tensor<2x4xf32>
+  %v = lpc.slice %qkv start = [0, 8] limit = [2, 12] step = [1, 1] : tensor<2x12xf32> -> tensor<2x4xf32>
+  %a = lpc.mul %q, %k : tensor<2x4xf32>
+  %b = lpc.add %a, %v : tensor<2x4xf32>
+  %l = lpc.mse_loss %b, %t : tensor<2x4xf32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @partial_train_step(
+// CHECK-COUNT-2: lpc.slice_grad
+// CHECK-NOT: lpc.concat
+// CHECK: return
+func.func @partial() -> tensor<f32> {
+  %x = lpc.input "x" features : tensor<2x4xf32>
+  %t = lpc.input "t" targets : tensor<2x4xf32>
+  %w = lpc.param "w" kaiming_uniform : tensor<4x12xf32>
+  %qkv = lpc.matmul %x, %w : tensor<2x4xf32>, tensor<4x12xf32> -> tensor<2x12xf32>
+  %q = lpc.slice %qkv start = [0, 0] limit = [2, 4] step = [1, 1] : tensor<2x12xf32> -> tensor<2x4xf32>
+  %v = lpc.slice %qkv start = [0, 8] limit = [2, 12] step = [1, 1] : tensor<2x12xf32> -> tensor<2x4xf32>
+  %b = lpc.add %q, %v : tensor<2x4xf32>
+  %l = lpc.mse_loss %b, %t : tensor<2x4xf32>
+  return %l : tensor<f32>
+}

@@ -82,6 +82,12 @@ static llvm::cl::opt<unsigned> profileTop(
     llvm::cl::desc("time every lowered op and print the N most expensive "
                    "(0: off), as a share of the step time"),
     llvm::cl::init(0));
+static llvm::cl::opt<int64_t> parallelMinWork(
+    llvm::cl::cat(toolOptions), "parallel-min-work",
+    llvm::cl::desc("loop nests of at least this many innermost iterations "
+                   "run on the runtime's threads (OMP_NUM_THREADS); 0: one "
+                   "thread"),
+    llvm::cl::init(cpu::CompileOptions::kDefaultParallelMinWork));
 static llvm::cl::opt<bool> printLLVM(
     llvm::cl::cat(toolOptions), "print-llvm-dialect", llvm::cl::desc("print the module before the JIT"),
     llvm::cl::init(false));
@@ -223,6 +229,9 @@ int main(int argc, char **argv) {
 
   cpu::CompileOptions copts;
   copts.profile = profileTop > 0;
+  if (parallelMinWork < 0)
+    return fail("--parallel-min-work must be >= 0");
+  copts.parallelMinWork = parallelMinWork;
   if (printLLVM)
     copts.printLLVMDialect = &llvm::outs();
   auto compiled = cpu::CompiledFunction::compile(*module, stepName, copts);

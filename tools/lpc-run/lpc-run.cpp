@@ -20,6 +20,7 @@
 #include "lpc/Reference/Evaluator.h"
 #include "lpc/Runtime/BatchIterator.h"
 #include "lpc/Runtime/Data.h"
+#include "lpc/Runtime/Gemm.h"
 #include "lpc/Runtime/Metrics.h"
 #include "lpc/Runtime/Safetensors.h"
 
@@ -128,6 +129,11 @@ static cl::opt<std::string> cacheDir(
     cl::desc("compiled-code cache (default: $LPC_CACHE_DIR, else "
              "$XDG_CACHE_HOME/lpc or ~/.cache/lpc; 'off' disables)"),
     cl::init(""), cl::cat(cat));
+static cl::opt<int64_t> cpuThreads(
+    "cpu-threads",
+    cl::desc("CPU threads for the GEMMs and the large loops (0: "
+             "OMP_NUM_THREADS, else every CPU of the affinity mask)"),
+    cl::init(0), cl::cat(cat));
 static cl::opt<int64_t> synthExamples("synthetic-examples",
                                       cl::desc("examples of synthetic data"),
                                       cl::init(8192), cl::cat(cat));
@@ -292,6 +298,10 @@ int main(int argc, char **argv) {
     return fail("no model given (lpc-run MODEL.mlir [options]; see --help)");
   if (!configFile.empty() && !applyConfig(configFile))
     return 1;
+  if (cpuThreads < 0 || cpuThreads > 4096)
+    return fail("--cpu-threads must be between 0 and 4096, got " +
+                llvm::Twine(cpuThreads.getValue()));
+  ::lpc::rt::setGemmThreads(static_cast<int>(cpuThreads));
   if (optimizer != "adamw" && optimizer != "sgd")
     return fail("--optimizer must be adamw or sgd, got '" + optimizer + "'");
   if (mixedPrecision != "no" && mixedPrecision != "fp16" &&
@@ -456,10 +466,11 @@ int main(int argc, char **argv) {
           .count();
   llvm::errs() << llvm::formatv(
       "lpc-run: compiled @{0}_train_step and @{0}_eval ({1} precision) in "
-      "{2:f2} s{3}\n",
+      "{2:f2} s{3}; {4} threads\n",
       model, mixedPrecision.getValue(), compileSecs,
       (*stepFn)->cached() && (*evalFn)->cached() ? " (from the compile cache)"
-                                                 : "");
+                                                 : "",
+      ::lpc::rt::gemmThreads());
 
   // State: one buffer per state argument, keyed "state/name".
   const auto &args = (*stepFn)->args();

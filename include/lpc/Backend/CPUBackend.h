@@ -53,6 +53,12 @@ struct CompileOptions {
   /// Time every top-level op of the lowered function (lpc-profile-marks);
   /// read the figures with CompiledFunction::profile().
   bool profile = false;
+  /// Run the loop nests of at least this many innermost iterations on the
+  /// runtime's threads (the GEMMs' OpenMP pool: OMP_NUM_THREADS or
+  /// lpc::rt::setGemmThreads); also the least work a thread gets. 0: one
+  /// thread, the loops exactly as before threading (for A/B checks).
+  int64_t parallelMinWork = kDefaultParallelMinWork;
+  static constexpr int64_t kDefaultParallelMinWork = 65536;
   /// Where compiled objects are cached, keyed on the lowered function, the
   /// host CPU and the codegen version. Unset: $LPC_CACHE_DIR (``off``
   /// disables), else $XDG_CACHE_HOME/lpc, else ~/.cache/lpc. "": no cache.

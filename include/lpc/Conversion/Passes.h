@@ -28,7 +28,10 @@ namespace lpc {
 /// ready for translation to LLVM IR. Functions with llvm.emit_c_interface
 /// get a C interface; results become out-parameters. With
 /// `profile`, lpc-profile-marks brackets every top-level op with a timer call.
-void buildCPUCodegenPipeline(OpPassManager &pm, bool profile = false);
+/// With `parallelMinWork` > 0, loop nests of at least that many innermost
+/// iterations become lpc_rt_parallel_for calls (lpc-outline-parallel-loops).
+void buildCPUCodegenPipeline(OpPassManager &pm, bool profile = false,
+                             int64_t parallelMinWork = 65536);
 /// The front end both code generators share, as pipeline text: lpc ->
 /// linalg, elementwise fusion, bufferization with out-params.
 llvm::StringRef lpcToBuffersPipeline();

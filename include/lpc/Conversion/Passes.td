@@ -159,4 +159,52 @@ def LpcProfileMarks : Pass<"lpc-profile-marks", "::mlir::ModuleOp"> {
   ];
 }
 
+def LpcOutlineParallelLoops
+    : Pass<"lpc-outline-parallel-loops", "::mlir::ModuleOp"> {
+  let summary = "Outlines the top-level scf.parallel loop nests of a function "
+                "into bodies the runtime can run on several threads";
+  let description = [{
+    For each scf.parallel without reductions that is a direct child of a
+    function body (what convert-linalg-to-parallel-loops makes of the
+    parallel dimensions of a linalg op; reduction dimensions stay scf.for
+    inside), the nest becomes a private function
+    `@<fn>__par<N>(%lo: index, %hi: index, <captured values>...)` that
+    runs outer iterations [lo, hi) (the outer dimensions flattened, the
+    innermost one kept whole so it still vectorizes), marked
+    `lpc.parallel_body` with `lpc.parallel_grain` (the fewest outer
+    iterations worth a thread), and the loop becomes a call of it over the
+    whole range. Still sequential and correct as it is;
+    lpc-lower-parallel-calls turns the calls into runtime thread-pool
+    calls after the LLVM lowering. Iterations are independent, so the
+    split changes no result. Nests with fewer than `min-work` iterations in
+    all are left alone.
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", "65536",
+           "innermost iterations a nest needs to be outlined; also the work "
+           "one thread gets at least">
+  ];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+def LpcLowerParallelCalls
+    : Pass<"lpc-lower-parallel-calls", "::mlir::ModuleOp"> {
+  let summary = "Turns calls of lpc.parallel_body functions (LLVM dialect) "
+                "into lpc_rt_parallel_for calls";
+  let description = [{
+    Runs on the LLVM dialect, after lpc-outline-parallel-loops and the
+    lowering to LLVM (when every captured memref has become plain scalars).
+    Each body gets a thunk `void <body>__thunk(ptr ctx, i64 lo, i64 hi)`
+    that loads the captured values from a struct and calls the body; each
+    call `body(lo, hi, captures...)` becomes: store the captures into a
+    stack struct, then `lpc_rt_parallel_for(thunk, ctx, lo, hi, grain)`,
+    which splits [lo, hi) over the runtime's threads (the OpenMP pool the
+    GEMMs use) or runs it inline when it is too small to share.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // LPC_CONVERSION_PASSES_TD

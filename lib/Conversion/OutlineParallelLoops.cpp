@@ -1,0 +1,262 @@
+//===- OutlineParallelLoops.cpp - --lpc-outline-parallel-loops ------------===//
+//
+// The first half of threading the host code: each large top-level
+// scf.parallel nest becomes a function over a range of its (flattened) outer
+// iterations, called once over the whole range. lpc-lower-parallel-calls
+// later hands that range to the runtime's thread pool. Only nests without
+// reductions are taken, so splitting the range cannot change any result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lpc/Conversion/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir {
+namespace lpc {
+#define GEN_PASS_DEF_LPCOUTLINEPARALLELLOOPS
+#include "lpc/Conversion/Passes.h.inc"
+} // namespace lpc
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+std::optional<int64_t> constIndex(Value v) {
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return c.getSExtValue();
+  return std::nullopt;
+}
+
+/// Iterations of dimension d, or nullopt when not static.
+std::optional<int64_t> staticTrip(scf::ParallelOp p, unsigned d) {
+  auto lb = constIndex(p.getLowerBound()[d]);
+  auto ub = constIndex(p.getUpperBound()[d]);
+  auto st = constIndex(p.getStep()[d]);
+  if (!lb || !ub || !st || *st <= 0)
+    return std::nullopt;
+  return *ub <= *lb ? 0 : (*ub - *lb + *st - 1) / *st;
+}
+
+/// The buffer a memref value views (through casts, subviews, reshapes).
+Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// ceildiv(ub - lb, step) as index arithmetic (folds when static).
+Value tripCount(OpBuilder &b, Location l, Value lb, Value ub, Value step) {
+  Value span = arith::SubIOp::create(b, l, ub, lb);
+  return arith::CeilDivSIOp::create(b, l, span, step);
+}
+
+struct LpcOutlineParallelLoopsPass
+    : ::mlir::lpc::impl::LpcOutlineParallelLoopsBase<
+          LpcOutlineParallelLoopsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    for (func::FuncOp f : funcs) {
+      if (f.isExternal() || f->hasAttr("lpc.parallel_body"))
+        continue;
+      SmallVector<scf::ParallelOp> nests;
+      for (Block &block : f.getBody())
+        for (auto p : block.getOps<scf::ParallelOp>())
+          if (p.getInitVals().empty() && worthOutlining(p))
+            nests.push_back(p);
+      unsigned n = 0;
+      Operation *after = f;
+      for (scf::ParallelOp p : nests)
+        after = outline(symbols, f, after, p, n++);
+    }
+  }
+
+  /// Innermost iterations of the whole nest (nested loops counted when
+  /// static; dynamic nests are taken: the runtime decides).
+  bool worthOutlining(scf::ParallelOp p) {
+    int64_t work = 1;
+    for (unsigned d = 0; d < p.getNumLoops(); ++d) {
+      auto t = staticTrip(p, d);
+      if (!t)
+        return true;
+      work *= *t;
+    }
+    return work * innerWork(p) >= minWork;
+  }
+
+  /// Iterations of the static loops inside one iteration of p (1 if none).
+  static int64_t innerWork(scf::ParallelOp p) {
+    int64_t most = 1;
+    p.getBody()->walk([&](scf::ForOp f) {
+      int64_t w = 1;
+      for (Operation *o = f; o && o != p.getOperation(); o = o->getParentOp())
+        if (auto ff = dyn_cast<scf::ForOp>(o)) {
+          auto lb = constIndex(ff.getLowerBound());
+          auto ub = constIndex(ff.getUpperBound());
+          auto st = constIndex(ff.getStep());
+          if (lb && ub && st && *st > 0 && *ub > *lb)
+            w *= (*ub - *lb + *st - 1) / *st;
+        }
+      most = std::max(most, w);
+    });
+    return most;
+  }
+
+  /// Outlines p into a new function placed after `after`; returns it.
+  Operation *outline(SymbolTable &symbols, func::FuncOp f, Operation *after,
+                     scf::ParallelOp p, unsigned index) {
+    Location loc = p.getLoc();
+    MLIRContext *ctx = &getContext();
+    unsigned rank = p.getNumLoops();
+    // Outer dimensions are flattened and split; the innermost stays a whole
+    // loop (its static bounds let LLVM vectorize it) unless it is the only
+    // one.
+    unsigned outer = rank == 1 ? 1 : rank - 1;
+
+    // Values the nest uses from outside: bounds and everything its body
+    // reads. Constants are cloned into the body (static facts for LLVM).
+    llvm::SetVector<Value> used;
+    for (Value v : p.getOperands())
+      used.insert(v);
+    getUsedValuesDefinedAbove(p.getRegion(), used);
+    SmallVector<Value> captures;
+    for (Value v : used)
+      if (!matchPattern(v, m_Constant()))
+        captures.push_back(v);
+
+    Type indexTy = IndexType::get(ctx);
+    SmallVector<Type> argTypes{indexTy, indexTy};
+    for (Value v : captures)
+      argTypes.push_back(v.getType());
+    OpBuilder mb(ctx);
+    mb.setInsertionPointAfter(after);
+    std::string name = (f.getSymName() + "__par" + Twine(index)).str();
+    auto body = func::FuncOp::create(mb, loc, name,
+                                     FunctionType::get(ctx, argTypes, {}));
+    body.setPrivate();
+    symbols.insert(body); // renames on a clash
+    body->setAttr("lpc.parallel_body", UnitAttr::get(ctx));
+    // A capture that is the only view of a buffer allocated in this function
+    // aliases no other capture. LLVM must hear it (noalias on the aligned
+    // pointer), or it assumes every store in the body may change every
+    // other capture and keeps reduction accumulators in memory,
+    // unvectorized; in the unsplit function it knew it from the allocation.
+    // convert-func-to-llvm drops llvm.noalias on memref arguments, so the
+    // positions of those pointers among the lowered parameters (MLIR's
+    // descriptor convention: allocated, aligned, offset, sizes, strides)
+    // go to lpc-lower-parallel-calls, which sets it.
+    llvm::DenseMap<Value, unsigned> viewsOf;
+    for (Value v : captures)
+      if (isa<MemRefType>(v.getType()))
+        ++viewsOf[rootBuffer(v)];
+    SmallVector<int64_t> noalias;
+    int64_t param = 2; // lo, hi
+    for (Value v : captures) {
+      auto mt = dyn_cast<MemRefType>(v.getType());
+      if (!mt) {
+        ++param;
+        continue;
+      }
+      Value root = rootBuffer(v);
+      if (viewsOf[root] == 1 && root.getDefiningOp<memref::AllocOp>())
+        noalias.push_back(param + 1);
+      param += 3 + 2 * mt.getRank();
+    }
+    body->setAttr("lpc.parallel_noalias",
+                  DenseI64ArrayAttr::get(ctx, noalias));
+    body->setAttr("lpc.parallel_params",
+                  IntegerAttr::get(IntegerType::get(ctx, 64), param));
+
+    // The fewest outer iterations worth handing to a thread.
+    int64_t innerIters = innerWork(p);
+    if (rank > 1)
+      innerIters *= staticTrip(p, rank - 1).value_or(1);
+    int64_t grain = std::max<int64_t>(1, (minWork + innerIters - 1) / innerIters);
+    body->setAttr("lpc.parallel_grain",
+                  IntegerAttr::get(IntegerType::get(ctx, 64), grain));
+
+    Block *entry = body.addEntryBlock();
+    OpBuilder b = OpBuilder::atBlockBegin(entry);
+    IRMapping map;
+    for (Value v : used)
+      if (matchPattern(v, m_Constant()))
+        map.map(v, b.clone(*v.getDefiningOp())->getResult(0));
+    for (auto [i, v] : llvm::enumerate(captures))
+      map.map(v, entry->getArgument(i + 2));
+
+    auto mapped = [&](ValueRange vs) {
+      SmallVector<Value> r;
+      for (Value v : vs)
+        r.push_back(map.lookup(v));
+      return r;
+    };
+    SmallVector<Value> lbs = mapped(p.getLowerBound());
+    SmallVector<Value> ubs = mapped(p.getUpperBound());
+    SmallVector<Value> steps = mapped(p.getStep());
+    SmallVector<Value> trips;
+    for (unsigned d = 0; d < outer; ++d)
+      trips.push_back(tripCount(b, loc, lbs[d], ubs[d], steps[d]));
+
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto flat = scf::ForOp::create(b, loc, entry->getArgument(0),
+                                   entry->getArgument(1), one);
+    b.setInsertionPointToStart(flat.getBody());
+    // Delinearize the flat outer index (row-major, last outer dim fastest).
+    SmallVector<Value> ivs(rank);
+    Value rest = flat.getInductionVar();
+    for (int d = outer - 1; d >= 0; --d) {
+      Value k = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, trips[d]);
+      if (d > 0)
+        rest = arith::DivUIOp::create(b, loc, rest, trips[d]);
+      ivs[d] = arith::AddIOp::create(
+          b, loc, lbs[d], arith::MulIOp::create(b, loc, k, steps[d]));
+    }
+    Block *src = p.getBody();
+    auto cloneBody = [&](OpBuilder &at) {
+      for (unsigned d = 0; d < rank; ++d)
+        map.map(src->getArgument(d), ivs[d]);
+      for (Operation &op : src->without_terminator())
+        at.clone(op, map);
+    };
+    if (rank == 1) {
+      cloneBody(b);
+    } else {
+      auto inner = scf::ForOp::create(b, loc, lbs[rank - 1], ubs[rank - 1],
+                                      steps[rank - 1]);
+      ivs[rank - 1] = inner.getInductionVar();
+      OpBuilder ib = OpBuilder::atBlockBegin(inner.getBody());
+      ib.setInsertionPoint(inner.getBody()->getTerminator());
+      cloneBody(ib);
+    }
+    b.setInsertionPointToEnd(entry);
+    func::ReturnOp::create(b, loc);
+
+    // The call over the whole range replaces the nest.
+    OpBuilder cb(p);
+    Value total = arith::ConstantIndexOp::create(cb, loc, 1);
+    for (unsigned d = 0; d < outer; ++d)
+      total = arith::MulIOp::create(
+          cb, loc, total,
+          tripCount(cb, loc, p.getLowerBound()[d], p.getUpperBound()[d],
+                    p.getStep()[d]));
+    SmallVector<Value> args{arith::ConstantIndexOp::create(cb, loc, 0), total};
+    args.append(captures.begin(), captures.end());
+    func::CallOp::create(cb, loc, body, args);
+    p.erase();
+    return body;
+  }
+};
+
+} // namespace

@@ -1,0 +1,96 @@
+//===- ParallelTest.cpp - lpc_rt_parallel_for ------------------------------===//
+//
+// The ranges handed out cover [lo, hi) exactly once, each at least `grain`
+// long, on no more threads than setGemmThreads allows; small or empty
+// ranges and calls from inside a parallel region run inline.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lpc/Runtime/Gemm.h"
+#include "lpc/Runtime/Parallel.h"
+
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+static int failures = 0, checks = 0;
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    ++checks;                                                                  \
+    if (!(cond)) {                                                             \
+      ++failures;                                                              \
+      std::fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                \
+      std::fprintf(stderr, __VA_ARGS__);                                       \
+      std::fputc('\n', stderr);                                                \
+    }                                                                          \
+  } while (0)
+
+namespace {
+struct Record {
+  std::vector<std::atomic<int>> hits; // per index of [lo, hi)
+  std::mutex mu;
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  std::set<std::thread::id> threads;
+  int64_t lo;
+  explicit Record(int64_t lo, int64_t hi) : hits(hi > lo ? hi - lo : 0), lo(lo) {}
+};
+
+void recordRange(void *ctx, int64_t b, int64_t e) {
+  auto *r = static_cast<Record *>(ctx);
+  for (int64_t i = b; i < e; ++i)
+    r->hits[i - r->lo].fetch_add(1);
+  std::lock_guard<std::mutex> lock(r->mu);
+  r->ranges.push_back({b, e});
+  r->threads.insert(std::this_thread::get_id());
+}
+
+void run(int64_t lo, int64_t hi, int64_t grain, int threads) {
+  lpc::rt::setGemmThreads(threads);
+  Record r(lo, hi);
+  lpc_rt_parallel_for(recordRange, &r, lo, hi, grain);
+  for (size_t i = 0; i < r.hits.size(); ++i)
+    CHECK(r.hits[i] == 1, "[%lld, %lld) grain %lld on %d: index %lld run %d times",
+          (long long)lo, (long long)hi, (long long)grain, threads,
+          (long long)(lo + i), r.hits[i].load());
+  int64_t n = hi - lo;
+  size_t want = n <= 0 ? 0 : std::max<int64_t>(1, std::min<int64_t>(threads, n / grain));
+  CHECK(r.ranges.size() == want,
+        "[%lld, %lld) grain %lld on %d threads: %zu ranges, expected %zu",
+        (long long)lo, (long long)hi, (long long)grain, threads,
+        r.ranges.size(), want);
+  CHECK(r.threads.size() <= static_cast<size_t>(threads),
+        "%zu threads used, %d allowed", r.threads.size(), threads);
+  if (r.ranges.size() > 1)
+    for (auto [b, e] : r.ranges)
+      CHECK(e - b >= grain, "range [%lld, %lld) shorter than grain %lld",
+            (long long)b, (long long)e, (long long)grain);
+}
+
+std::atomic<int> innerCalls{0};
+void inner(void *, int64_t, int64_t) { innerCalls.fetch_add(1); }
+void outer(void *, int64_t b, int64_t e) {
+  // From inside a parallel region: inline, one call for the whole range.
+  lpc_rt_parallel_for(inner, nullptr, b * 100, e * 100, 1);
+}
+} // namespace
+
+int main() {
+  for (int threads : {1, 2, 3, 5})
+    for (auto [lo, hi] : {std::pair<int64_t, int64_t>{0, 1000}, {7, 8}, {-50, 77},
+                          {3, 3}, {10, 4}, {0, 1 << 20}})
+      for (int64_t grain : {int64_t(1), int64_t(16), int64_t(1000), int64_t(1) << 40})
+        run(lo, hi, grain, threads);
+
+  lpc::rt::setGemmThreads(4);
+  innerCalls = 0;
+  lpc_rt_parallel_for(outer, nullptr, 0, 4, 1);
+  CHECK(innerCalls == 4, "nested: %d inner calls, expected 4 (one per outer range)",
+        innerCalls.load());
+  lpc::rt::setGemmThreads(0);
+
+  std::printf("lpc-parallel-test: %d checks, %d failures\n", checks, failures);
+  return failures ? 1 : 0;
+}
