@@ -17,13 +17,17 @@ using namespace mlir;
 
 // Shared with the GPU pipeline (GPUPipeline.cpp).
 static const char *kToBuffers =
-    "lpc-to-linalg,canonicalize,cse,lpc-fuse-elementwise,canonicalize,cse,"
+    "canonicalize,cse,lpc-fuse-elementwise,canonicalize,cse,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"
     "buffer-deallocation-pipeline";
 
-llvm::StringRef mlir::lpc::lpcToBuffersPipeline() { return kToBuffers; }
+std::string mlir::lpc::lpcToBuffersPipeline(bool fp8HardwareCvt) {
+  return std::string(fp8HardwareCvt ? "lpc-to-linalg{fp8-hardware-cvt=true},"
+                                    : "lpc-to-linalg,") +
+         kToBuffers;
+}
 
 // Parallel dimensions as scf.parallel, the large top-level nests outlined
 // for the runtime's threads (lpc-lower-parallel-calls at the end).
@@ -52,7 +56,7 @@ static const char *kToLLVM =
 
 void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm, bool profile,
                                         int64_t parallelMinWork) {
-  std::string pipeline = std::string(kToBuffers) + ",lpc-gemm-to-calls";
+  std::string pipeline = lpcToBuffersPipeline() + ",lpc-gemm-to-calls";
   if (profile)
     pipeline += ",lpc-profile-marks";
   pipeline += ",";

@@ -55,16 +55,8 @@ void mlir::lpc::registerGPUCodegenPipeline() {
               "'); install the CUDA toolkit or pass libdevice=PATH");
         // The shared front end, with the FP8 conversions left to the
         // hardware where it has them.
-        std::string front = lpcToBuffersPipeline().str();
         bool fp8Cvt = *sm >= lpc::kFirstFP8Chip;
-        StringRef toLinalg = "lpc-to-linalg,";
-        if (fp8Cvt) {
-          if (!StringRef(front).starts_with(toLinalg))
-            return errorHandler("lpc-gpu-codegen: the shared front end no "
-                                "longer starts with lpc-to-linalg");
-          front = "lpc-to-linalg{fp8-hardware-cvt=true}," +
-                  front.substr(toLinalg.size());
-        }
+        std::string front = lpcToBuffersPipeline(fp8Cvt);
         // LLVM's default PTX for sm_89 (7.8) has the FP8 cvt for sm_90 only.
         std::string features = fp8Cvt && *sm < 90 ? " features=+ptx81" : "";
         std::string p = front + ","

@@ -33,8 +33,10 @@ namespace lpc {
 void buildCPUCodegenPipeline(OpPassManager &pm, bool profile = false,
                              int64_t parallelMinWork = 65536);
 /// The front end both code generators share, as pipeline text: lpc ->
-/// linalg, elementwise fusion, bufferization with out-params.
-llvm::StringRef lpcToBuffersPipeline();
+/// linalg, elementwise fusion, bufferization with out-params. With
+/// `fp8HardwareCvt`, FP8 conversions stay arith ops for a back end that has
+/// instructions for them (lpc-to-linalg{fp8-hardware-cvt}).
+std::string lpcToBuffersPipeline(bool fp8HardwareCvt = false);
 /// Registers it as the `lpc-cpu-codegen` pipeline (lpc-opt).
 void registerCPUCodegenPipeline();
 /// Registers `lpc-gpu-codegen{chip=sm_90}`: non-GEMM functions to PTX
