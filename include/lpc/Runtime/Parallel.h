@@ -6,12 +6,14 @@
 //
 //   lpc_rt_parallel_for(fn, ctx, lo, hi, grain)
 //
-// calls fn(ctx, b, e) on disjoint ranges [b, e) covering [lo, hi), on up to
-// gemmThreads() threads, each range at least `grain` iterations long, and
-// returns when all are done. Too little work for two threads, or a call from
-// inside a parallel region, runs fn(ctx, lo, hi) inline. The threads are the
-// OpenMP pool the GEMMs run on (GNU libgomp under oneDNN), so loops and GEMMs
-// never compete for the CPUs with two pools of spinning workers.
+// calls fn(ctx, b, e) on disjoint ranges [b, e) covering [lo, hi) (a few per
+// thread, each at least `grain` iterations long) on up to gemmThreads()
+// threads, the caller's included, and returns when all are done. Too little
+// work for two threads, a call from inside another lpc_rt_parallel_for, or
+// a call while another thread is using the pool runs fn(ctx, lo, hi)
+// inline. The loops are meant to be free of reductions across iterations,
+// so which thread runs a range changes no result. The workers are the
+// runtime's own (runtime/gemm/Parallel.cpp says why not OpenMP's).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,8 +1,8 @@
 //===- ParallelTest.cpp - lpc_rt_parallel_for ------------------------------===//
 //
 // The ranges handed out cover [lo, hi) exactly once, each at least `grain`
-// long, on no more threads than setGemmThreads allows; small or empty
-// ranges and calls from inside a parallel region run inline.
+// long, a few per thread, on no more threads than setGemmThreads allows;
+// small or empty ranges and calls from inside a parallel region run inline.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,7 +56,11 @@ void run(int64_t lo, int64_t hi, int64_t grain, int threads) {
           (long long)lo, (long long)hi, (long long)grain, threads,
           (long long)(lo + i), r.hits[i].load());
   int64_t n = hi - lo;
-  size_t want = n <= 0 ? 0 : std::max<int64_t>(1, std::min<int64_t>(threads, n / grain));
+  // A few chunks per thread (4), each at least `grain` long; one call
+  // when there is work for one thread only.
+  int64_t most = n <= 0 ? 0 : n / grain;
+  int64_t used = std::min<int64_t>(threads, most);
+  size_t want = n <= 0 ? 0 : used <= 1 ? 1 : std::min<int64_t>(most, used * 4);
   CHECK(r.ranges.size() == want,
         "[%lld, %lld) grain %lld on %d threads: %zu ranges, expected %zu",
         (long long)lo, (long long)hi, (long long)grain, threads,
