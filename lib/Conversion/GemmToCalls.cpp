@@ -113,6 +113,60 @@ void eraseWriteOnlyBuffers(ModuleOp module) {
   }
 }
 
+/// The one consumer of a bf16 GEMM's f32 accumulator `c` that only rounds
+/// it to bf16: a linalg.generic reading `c` as an input whose body uses that
+/// element only through `arith.truncf` to bf16, with nothing else touching
+/// c's buffer but the GEMM, its dead initialization and deallocation.
+/// Null when there is none.
+linalg::GenericOp bf16OnlyConsumer(linalg::GenericOp gemm, Value c,
+                                   Operation *init) {
+  auto alloc = c.getDefiningOp<memref::AllocOp>();
+  if (!alloc || !cast<MemRefType>(c.getType()).getLayout().isIdentity())
+    return {};
+  linalg::GenericOp consumer;
+  for (Operation *user : c.getUsers()) {
+    if (user == gemm.getOperation() || user == init ||
+        isa<memref::DeallocOp>(user))
+      continue;
+    auto g = dyn_cast<linalg::GenericOp>(user);
+    if (!g || consumer || !g.hasPureBufferSemantics() ||
+        g->getBlock() != gemm->getBlock() || !gemm->isBeforeInBlock(g))
+      return {};
+    consumer = g;
+  }
+  if (!consumer)
+    return {};
+  for (OpOperand &in : consumer->getOpOperands()) {
+    bool isInput = consumer.isDpsInput(&in);
+    if (in.get() != c)
+      continue;
+    if (!isInput)
+      return {};
+    for (Operation *u : consumer.getMatchingBlockArgument(&in).getUsers()) {
+      auto t = dyn_cast<arith::TruncFOp>(u);
+      if (!t || !t.getType().isBF16() || t.getRoundingmodeAttr())
+        return {};
+    }
+  }
+  return consumer;
+}
+
+/// Gives `consumer` the bf16 buffer `cb` instead of the f32 `c` it rounded:
+/// its block arguments become bf16 and the roundings go.
+void readRoundedInstead(linalg::GenericOp consumer, Value c, Value cb) {
+  for (OpOperand &in : consumer->getOpOperands()) {
+    if (in.get() != c)
+      continue;
+    BlockArgument arg = consumer.getMatchingBlockArgument(&in);
+    in.set(cb);
+    arg.setType(cast<MemRefType>(cb.getType()).getElementType());
+    for (Operation *u : llvm::make_early_inc_range(arg.getUsers())) {
+      u->getResult(0).replaceAllUsesWith(arg);
+      u->erase();
+    }
+  }
+}
+
 struct LpcGemmToCallsPass
     : ::mlir::lpc::impl::LpcGemmToCallsBase<LpcGemmToCallsPass> {
   void runOnOperation() override {
@@ -144,10 +198,28 @@ struct LpcGemmToCallsPass
       Location loc = g.getLoc();
       int64_t aRank = cast<MemRefType>(a.getType()).getRank();
       int64_t wRank = cast<MemRefType>(w.getType()).getRank();
-      Value a3 = view3d(b, loc, a), w3 = view3d(b, loc, w),
-            c3 = view3d(b, loc, c);
-      if (!a3 || !w3 || !c3)
+      Value a3 = view3d(b, loc, a), w3 = view3d(b, loc, w);
+      if (!a3 || !w3)
         continue; // non-contiguous operand: the loop nest is still right
+      // A bf16 GEMM whose f32 result is only rounded to bf16 stores bf16
+      // itself: the library rounds the same way (to nearest even; only its
+      // subnormal results, below 2^-126, flush to zero), and C takes half
+      // the bytes to write and to read back.
+      linalg::GenericOp roundOnly;
+      Value cf32 = c;
+      if (callee == "lpc_rt_gemm_bf16" &&
+          (roundOnly = bf16OnlyConsumer(g, c, init))) {
+        callee = "lpc_rt_gemm_bf16_bf16";
+        auto alloc = c.getDefiningOp<memref::AllocOp>();
+        OpBuilder ab(alloc);
+        auto bt = cast<MemRefType>(cast<MemRefType>(c.getType()).clone(
+            ab.getBF16Type()));
+        c = memref::AllocOp::create(ab, alloc.getLoc(), bt,
+                                    alloc.getAlignmentAttr());
+      }
+      Value c3 = view3d(b, loc, c);
+      if (!c3)
+        continue; // C not contiguous (never a new bf16 buffer)
       auto fn = module.lookupSymbol<func::FuncOp>(callee);
       if (!fn) {
         OpBuilder mb(module.getBodyRegion());
@@ -169,6 +241,16 @@ struct LpcGemmToCallsPass
       if (init)
         init->erase();
       g.erase();
+      if (roundOnly) {
+        readRoundedInstead(roundOnly, cf32, c);
+        for (Operation *u : llvm::make_early_inc_range(cf32.getUsers())) {
+          auto dealloc = cast<memref::DeallocOp>(u); // nothing else is left
+          b.setInsertionPoint(dealloc);
+          memref::DeallocOp::create(b, dealloc.getLoc(), c);
+          dealloc.erase();
+        }
+        cf32.getDefiningOp()->erase();
+      }
     }
     eraseWriteOnlyBuffers(module);
   }

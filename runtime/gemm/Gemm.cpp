@@ -63,21 +63,22 @@ void printMemRef(const char *name, const MemRef<T, 3> *m) {
                m->strides[1], m->strides[2]);
 }
 
-/// Everything one call was given, for the abort message.
-template <typename In> struct CallInfo {
+/// Everything one call was given, for the abort message. In: the element
+/// type of A and B; Out: of C (f32, or bf16 bits).
+template <typename In, typename Out = float> struct CallInfo {
   const char *entry;
   const MemRef<In, 3> *A;
   const MemRef<In, 3> *B;
-  const MemRef3F32 *C;
+  const MemRef<Out, 3> *C;
   int64_t transA, transB, broadcastB;
 };
 
-template <typename In>
-[[noreturn]] void fail(const CallInfo<In> &call, const char *fmt, ...)
+template <typename In, typename Out>
+[[noreturn]] void fail(const CallInfo<In, Out> &call, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-template <typename In>
-[[noreturn]] void fail(const CallInfo<In> &call, const char *fmt, ...) {
+template <typename In, typename Out>
+[[noreturn]] void fail(const CallInfo<In, Out> &call, const char *fmt, ...) {
   std::fprintf(stderr, "lpc runtime: %s: invalid call (a bug in the caller): ",
                call.entry);
   va_list args;
@@ -116,8 +117,8 @@ struct Operand {
 /// Checks the layout assumptions: non-negative offset and strides, unit
 /// stride in the last dimension, rows that do not overlap each other and
 /// matrices that do not overlap each other.
-template <typename T, typename In>
-Operand checkOperand(const CallInfo<In> &call, const char *name,
+template <typename T, typename In, typename Out>
+Operand checkOperand(const CallInfo<In, Out> &call, const char *name,
                      const MemRef<T, 3> *m) {
   if (!m)
     fail(call, "%s is a null descriptor", name);
@@ -210,10 +211,11 @@ struct Problem {
   Operand a, b, c;
   int64_t batch, M, N, K;
   bool transA, transB, broadcastB;
+  size_t cElem; // bytes per element of C
 };
 
-template <typename In>
-Problem checkCall(const CallInfo<In> &call) {
+template <typename In, typename Out>
+Problem checkCall(const CallInfo<In, Out> &call) {
   for (int64_t flag : {call.transA, call.transB, call.broadcastB})
     if (flag != 0 && flag != 1)
       fail(call, "transA, transB and broadcastB must be 0 or 1");
@@ -223,6 +225,7 @@ Problem checkCall(const CallInfo<In> &call) {
   p.a = checkOperand(call, "A", call.A);
   p.b = checkOperand(call, "B", call.B);
   p.c = checkOperand(call, "C", call.C);
+  p.cElem = sizeof(Out);
   p.batch = p.c.sizes[0], p.M = p.c.sizes[1], p.N = p.c.sizes[2];
   const int64_t aM = p.transA ? p.a.sizes[2] : p.a.sizes[1];
   const int64_t aK = p.transA ? p.a.sizes[1] : p.a.sizes[2];
@@ -245,8 +248,8 @@ Problem checkCall(const CallInfo<In> &call) {
     fail(call, "inner dimensions differ: op(A) has %" PRId64
                " columns, op(B) has %" PRId64 " rows",
          aK, bK);
-  if (overlaps(p.c, sizeof(float), p.a, sizeof(In)) ||
-      overlaps(p.c, sizeof(float), p.b, sizeof(In)))
+  if (overlaps(p.c, sizeof(Out), p.a, sizeof(In)) ||
+      overlaps(p.c, sizeof(Out), p.b, sizeof(In)))
     fail(call, "C overlaps an operand");
   return p;
 }
@@ -376,14 +379,15 @@ void logicalDesc(const Operand &op, bool trans, dnnl_dims_t dims,
 }
 
 const Primitive &getPrimitive(const char *entry, const Problem &p,
-                              dnnl_data_type_t inType, int threads) {
+                              dnnl_data_type_t inType,
+                              dnnl_data_type_t outType, int threads) {
   dnnl_dims_t aDims, aStr, bDims, bStr, cDims, cStr;
   logicalDesc(p.a, p.transA, aDims, aStr);
   logicalDesc(p.b, p.transB, bDims, bStr);
   logicalDesc(p.c, false, cDims, cStr);
   Key key;
   int n = 0;
-  key.v[n++] = inType;
+  key.v[n++] = inType * 64 + outType;
   key.v[n++] = threads;
   for (int d = 0; d < 3; ++d) {
     key.v[n++] = aDims[d], key.v[n++] = aStr[d];
@@ -406,7 +410,7 @@ const Primitive &getPrimitive(const char *entry, const Problem &p,
           dnnl_memory_desc_init_by_strides(&prim.b, 3, bDims, inType, bStr))
     failDnnl(entry, "memory descriptor of B", s);
   if (dnnl_status_t s =
-          dnnl_memory_desc_init_by_strides(&prim.c, 3, cDims, dnnl_f32, cStr))
+          dnnl_memory_desc_init_by_strides(&prim.c, 3, cDims, outType, cStr))
     failDnnl(entry, "memory descriptor of C", s);
   dnnl_matmul_desc_t desc;
   if (dnnl_status_t s =
@@ -443,20 +447,23 @@ const Primitive &getPrimitive(const char *entry, const Problem &p,
 }
 
 void zeroC(const Problem &p) {
-  float *c = static_cast<float *>(const_cast<void *>(p.c.data));
+  // +0.0 is all-zero bits in f32 and bf16 alike.
+  char *c = static_cast<char *>(const_cast<void *>(p.c.data));
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t i = 0; i < p.M; ++i)
-      std::fill_n(c + b * p.c.strides[0] + i * p.c.strides[1], p.N, 0.0f);
+      std::memset(c + (b * p.c.strides[0] + i * p.c.strides[1]) * p.cElem, 0,
+                  p.N * p.cElem);
 }
 
-void runMatmul(const char *entry, const Problem &p, dnnl_data_type_t inType) {
+void runMatmul(const char *entry, const Problem &p, dnnl_data_type_t inType,
+               dnnl_data_type_t outType = dnnl_f32) {
   if (p.batch == 0 || p.M == 0 || p.N == 0)
     return;
   if (p.K == 0)
     return zeroC(p);
   const int threads = wantedThreads();
   ThreadScope scope(threads);
-  const Primitive &prim = getPrimitive(entry, p, inType, threads);
+  const Primitive &prim = getPrimitive(entry, p, inType, outType, threads);
   dnnl_engine_t eng = engine(entry);
   thread_local ScratchHolder scratch;
   const int nargs = prim.scratchBytes ? 4 : 3;
@@ -581,6 +588,17 @@ extern "C" void _mlir_ciface_lpc_rt_gemm_bf16(MemRef3U16 *A, MemRef3U16 *B,
   runMatmul(entry, checkCall(call), dnnl_bf16);
 }
 
+extern "C" void _mlir_ciface_lpc_rt_gemm_bf16_bf16(MemRef3U16 *A,
+                                                   MemRef3U16 *B,
+                                                   MemRef3U16 *C,
+                                                   int64_t transA,
+                                                   int64_t transB,
+                                                   int64_t broadcastB) {
+  const char *entry = "lpc_rt_gemm_bf16_bf16";
+  CallInfo<uint16_t, uint16_t> call{entry, A, B, C, transA, transB, broadcastB};
+  runMatmul(entry, checkCall(call), dnnl_bf16, dnnl_bf16);
+}
+
 extern "C" void _mlir_ciface_lpc_rt_gemm_f16(MemRef3U16 *A, MemRef3U16 *B,
                                              MemRef3F32 *C, int64_t transA,
                                              int64_t transB,
@@ -615,6 +633,8 @@ const GemmSymbol *gemmSymbols(size_t *count) {
        reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_bf16)},
       {"_mlir_ciface_lpc_rt_gemm_f16",
        reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_f16)},
+      {"_mlir_ciface_lpc_rt_gemm_bf16_bf16",
+       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_bf16_bf16)},
   };
   *count = sizeof(symbols) / sizeof(symbols[0]);
   return symbols;

@@ -90,6 +90,15 @@ void _mlir_ciface_lpc_rt_gemm_bf16(lpc::rt::MemRef3U16 *A,
                                    lpc::rt::MemRef3F32 *C, int64_t transA,
                                    int64_t transB, int64_t broadcastB);
 
+/// bf16 x bf16 -> bf16: the f32 accumulation of lpc_rt_gemm_bf16, rounded
+/// to bf16 by oneDNN as it stores C (to nearest even; subnormal results,
+/// below 2^-126, flush to zero). Half the bytes of C for a GEMM whose result
+/// is wanted in bf16 anyway.
+void _mlir_ciface_lpc_rt_gemm_bf16_bf16(lpc::rt::MemRef3U16 *A,
+                                        lpc::rt::MemRef3U16 *B,
+                                        lpc::rt::MemRef3U16 *C, int64_t transA,
+                                        int64_t transB, int64_t broadcastB);
+
 /// f16 x f16 -> f32 (operands: IEEE binary16 bit patterns), f32
 /// accumulation: the operands are widened to f32 (exactly) and multiplied
 /// by the f32 path.

@@ -461,17 +461,100 @@ void testInterleaved() {
   });
 }
 
+/// bf16 x bf16 -> bf16 C: within the f32 accumulation bound plus half a
+/// bf16 ulp of the double reference, equal to the f32 entry point's C
+/// rounded to nearest even (the same accumulation, rounded once), and
+/// nothing outside C written.
+bool checkBf16Out(int64_t batch, int64_t M, int64_t N, int64_t K, bool tA,
+                  bool tB, bool bc, bool padded) {
+  Buffer<uint16_t> A =
+      makeBuffer<uint16_t>(Kind::BF16, batch, tA ? K : M, tA ? M : K, padded);
+  Buffer<uint16_t> B = makeBuffer<uint16_t>(Kind::BF16, bc ? 1 : batch,
+                                            tB ? N : K, tB ? K : N, padded);
+  Buffer<uint16_t> C = makeBuffer<uint16_t>(Kind::BF16, batch, M, N, padded);
+  Buffer<float> C32 = makeBuffer<float>(Kind::F32, batch, M, N, padded);
+  const std::vector<uint16_t> cBefore = C.storage;
+  _mlir_ciface_lpc_rt_gemm_bf16_bf16(&A.desc, &B.desc, &C.desc, tA, tB, bc);
+  _mlir_ciface_lpc_rt_gemm_bf16(&A.desc, &B.desc, &C32.desc, tA, tB, bc);
+  gemmsRun += 2;
+  const double tol = (K + 1) * std::ldexp(1.0, -24) * 1.001;
+  std::vector<bool> isC(C.storage.size(), false);
+  int bad = 0, notRounded = 0;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double ref = 0, absSum = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          double a = tA ? A.values[A.at(b, k, i)] : A.values[A.at(b, i, k)];
+          int64_t bb = bc ? 0 : b;
+          double w = tB ? B.values[B.at(bb, j, k)] : B.values[B.at(bb, k, j)];
+          ref += a * w;
+          absSum += std::fabs(a * w);
+        }
+        const int64_t idx = C.at(b, i, j);
+        isC[idx] = true;
+        uint32_t bits = static_cast<uint32_t>(C.storage[idx]) << 16;
+        float got;
+        std::memcpy(&got, &bits, 4);
+        const double bound = tol * absSum + std::ldexp(std::fabs(ref) + tol * absSum, -8);
+        if (!(std::fabs(got - ref) <= bound) && bad++ < 3)
+          CHECK(false,
+                "bf16->bf16 batch=%lld M=%lld N=%lld K=%lld tA=%d tB=%d "
+                "bc=%d padded=%d: C[%lld,%lld,%lld] = %.9g, reference %.9g "
+                "(bound %.3g)",
+                (long long)batch, (long long)M, (long long)N, (long long)K, tA,
+                tB, bc, padded, (long long)b, (long long)i, (long long)j, got,
+                ref, bound);
+        uint32_t f = floatToBits(C32.storage[C32.at(b, i, j)]);
+        uint16_t rne = static_cast<uint16_t>((f + 0x7fffu + ((f >> 16) & 1u)) >> 16);
+        if (C.storage[idx] != rne)
+          ++notRounded;
+      }
+  CHECK(notRounded == 0,
+        "bf16->bf16 batch=%lld M=%lld N=%lld K=%lld tA=%d tB=%d bc=%d: %d "
+        "elements differ from the f32 entry point's C rounded to bf16",
+        (long long)batch, (long long)M, (long long)N, (long long)K, tA, tB, bc,
+        notRounded);
+  for (size_t i = 0; i < C.storage.size(); ++i)
+    if (!isC[i] && C.storage[i] != cBefore[i]) {
+      CHECK(false, "bf16->bf16: element %zu outside C (padding) was written",
+            i);
+      ++bad;
+      break;
+    }
+  return bad == 0 && notRounded == 0;
+}
+
+void testBf16Out() {
+  const int64_t small[] = {1, 3, 17, 100};
+  for (int64_t M : small)
+    for (int64_t N : small)
+      for (int64_t K : small)
+        for (int flags = 0; flags < 8; ++flags)
+          checkBf16Out(flags % 3 ? 2 : 1, M, N, K, flags & 1, flags & 2,
+                       flags & 4, (M + N + K + flags) % 2);
+  struct Shape {
+    int64_t batch, M, N, K;
+  } shapes[] = {{1, 256, 130, 300}, {4, 128, 128, 64}, {1, 512, 384, 512}};
+  for (const Shape &sh : shapes)
+    for (int flags = 0; flags < 8; ++flags)
+      checkBf16Out(sh.batch, sh.M, sh.N, sh.K, flags & 1, flags & 2, flags & 4,
+                   flags % 3 == 0);
+}
+
 void testSymbols() {
   size_t n = 0;
   const lpc::rt::GemmSymbol *syms = lpc::rt::gemmSymbols(&n);
-  CHECK(n == 3, "gemmSymbols: %zu entries", n);
+  CHECK(n == 4, "gemmSymbols: %zu entries", n);
   const char *names[] = {"_mlir_ciface_lpc_rt_gemm_f32",
                          "_mlir_ciface_lpc_rt_gemm_bf16",
-                         "_mlir_ciface_lpc_rt_gemm_f16"};
+                         "_mlir_ciface_lpc_rt_gemm_f16",
+                         "_mlir_ciface_lpc_rt_gemm_bf16_bf16"};
   void *addrs[] = {(void *)&_mlir_ciface_lpc_rt_gemm_f32,
                    (void *)&_mlir_ciface_lpc_rt_gemm_bf16,
-                   (void *)&_mlir_ciface_lpc_rt_gemm_f16};
-  for (size_t i = 0; i < 3 && i < n; ++i)
+                   (void *)&_mlir_ciface_lpc_rt_gemm_f16,
+                   (void *)&_mlir_ciface_lpc_rt_gemm_bf16_bf16};
+  for (size_t i = 0; i < 4 && i < n; ++i)
     CHECK(std::strcmp(syms[i].name, names[i]) == 0 && syms[i].address == addrs[i],
           "gemmSymbols[%zu] = %s", i, syms[i].name);
 }
@@ -484,6 +567,7 @@ int main() {
   testInterleaved();
   testGrid();
   testLarge();
+  testBf16Out();
   testEmpty();
   testAllHalfPatterns();
   testThreads();
