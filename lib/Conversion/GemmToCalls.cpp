@@ -167,6 +167,60 @@ void readRoundedInstead(linalg::GenericOp consumer, Value c, Value cb) {
   }
 }
 
+/// When `copy` (after readRoundedInstead) just copies the GEMM's bf16 C
+/// into another contiguous buffer of the same shape that nothing touches
+/// between the call and the copy, the GEMM writes that buffer itself and
+/// the copy and C's own buffer go.
+void storeIntoCopyTarget(func::CallOp call, unsigned cIndex,
+                         linalg::GenericOp copy, Value cb) {
+  if (copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
+      copy.getDpsInputs()[0] != cb ||
+      !llvm::all_of(copy.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return;
+  Block &body = copy.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (body.getOperations().size() != 1 ||
+      yield.getValues()[0] != body.getArgument(0))
+    return;
+  Value out = copy.getDpsInits()[0];
+  auto outType = dyn_cast<MemRefType>(out.getType());
+  if (!outType || outType != cb.getType())
+    return;
+  Operation *def = out.getDefiningOp();
+  if (def && (def->getBlock() != call->getBlock() ||
+              !def->isBeforeInBlock(call)))
+    return;
+  Value root = rootBuffer(out);
+  if (touches(call, root)) // the target holds A or B (a reused buffer)
+    return;
+  for (Operation *op = call->getNextNode(); op && op != copy.getOperation();
+       op = op->getNextNode())
+    if (touches(op, root))
+      return;
+  if (copy->getBlock() != call->getBlock())
+    return;
+  OpBuilder b(call);
+  Value out3 = view3d(b, call.getLoc(), out);
+  if (!out3)
+    return;
+  Value old3 = call.getOperand(cIndex);
+  call.setOperand(cIndex, out3);
+  copy.erase();
+  // C's own buffer: now only its old views and deallocation use it.
+  for (Value v = old3; v && v != cb;) {
+    Operation *view = v.getDefiningOp();
+    v = view->getOperand(0);
+    if (view->use_empty())
+      view->erase();
+  }
+  for (Operation *u : llvm::make_early_inc_range(cb.getUsers()))
+    if (isa<memref::DeallocOp>(u))
+      u->erase();
+  if (cb.use_empty())
+    cb.getDefiningOp()->erase();
+}
+
 struct LpcGemmToCallsPass
     : ::mlir::lpc::impl::LpcGemmToCallsBase<LpcGemmToCallsPass> {
   void runOnOperation() override {
@@ -235,9 +289,10 @@ struct LpcGemmToCallsPass
         return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
       };
       bool broadcastB = wRank == 2 && aRank > 2;
-      func::CallOp::create(b, loc, fn,
-                           ValueRange{a3, w3, c3, i64(flags[0]), i64(flags[1]),
-                                      i64(broadcastB)});
+      auto call = func::CallOp::create(
+          b, loc, fn,
+          ValueRange{a3, w3, c3, i64(flags[0]), i64(flags[1]),
+                     i64(broadcastB)});
       if (init)
         init->erase();
       g.erase();
@@ -250,6 +305,7 @@ struct LpcGemmToCallsPass
           dealloc.erase();
         }
         cf32.getDefiningOp()->erase();
+        storeIntoCopyTarget(call, 2, roundOnly, c);
       }
     }
     eraseWriteOnlyBuffers(module);
