@@ -53,8 +53,7 @@ struct LpcLowerParallelCallsPass
     if (!runtime)
       runtime = LLVM::LLVMFuncOp::create(
           mb, module.getLoc(), kRuntimeFn,
-          LLVM::LLVMFunctionType::get(voidTy,
-                                      {ptrTy, ptrTy, i64, i64, i64}));
+          LLVM::LLVMFunctionType::get(voidTy, {ptrTy, ptrTy, i64, i64, i64}));
 
     // Calls to each body, collected before anything changes.
     llvm::DenseMap<StringAttr, SmallVector<LLVM::CallOp>> calls;
@@ -66,7 +65,8 @@ struct LpcLowerParallelCallsPass
     for (LLVM::LLVMFuncOp body : bodies) {
       LLVM::LLVMFunctionType fnTy = body.getFunctionType();
       if (fnTy.getNumParams() < 2 || fnTy.getParamType(0) != i64 ||
-          fnTy.getParamType(1) != i64 || !isa<LLVM::LLVMVoidType>(fnTy.getReturnType())) {
+          fnTy.getParamType(1) != i64 ||
+          !isa<LLVM::LLVMVoidType>(fnTy.getReturnType())) {
         body.emitError("lpc-lower-parallel-calls: a parallel body must "
                        "take (i64 lo, i64 hi, captures...) and return "
                        "nothing");
@@ -128,19 +128,20 @@ struct LpcLowerParallelCallsPass
         // function's entry (not in a loop), filled before each call.
         auto caller = call->getParentOfType<LLVM::LLVMFuncOp>();
         OpBuilder eb = OpBuilder::atBlockBegin(&caller.getBody().front());
-        Value oneI64 = LLVM::ConstantOp::create(eb, cl, i64,
-                                                eb.getI64IntegerAttr(1));
+        Value oneI64 =
+            LLVM::ConstantOp::create(eb, cl, i64, eb.getI64IntegerAttr(1));
         Value ctxPtr = LLVM::AllocaOp::create(eb, cl, ptrTy, ctxTy, oneI64);
         OpBuilder cb(call);
-        for (auto [i, v] : llvm::enumerate(call.getArgOperands().drop_front(2))) {
+        for (auto [i, v] :
+             llvm::enumerate(call.getArgOperands().drop_front(2))) {
           Value at = LLVM::GEPOp::create(
               cb, cl, ptrTy, ctxTy, ctxPtr,
               ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
           LLVM::StoreOp::create(cb, cl, v, at);
         }
         Value fn = LLVM::AddressOfOp::create(cb, cl, thunk);
-        Value g = LLVM::ConstantOp::create(cb, cl, i64,
-                                           cb.getI64IntegerAttr(grain));
+        Value g =
+            LLVM::ConstantOp::create(cb, cl, i64, cb.getI64IntegerAttr(grain));
         LLVM::CallOp::create(cb, cl, runtime,
                              ValueRange{fn, ctxPtr, call.getArgOperands()[0],
                                         call.getArgOperands()[1], g});

@@ -174,8 +174,7 @@ struct LpcOutlineParallelLoopsPass
         noalias.push_back(param + 1);
       param += 3 + 2 * mt.getRank();
     }
-    body->setAttr("lpc.parallel_noalias",
-                  DenseI64ArrayAttr::get(ctx, noalias));
+    body->setAttr("lpc.parallel_noalias", DenseI64ArrayAttr::get(ctx, noalias));
     body->setAttr("lpc.parallel_params",
                   IntegerAttr::get(IntegerType::get(ctx, 64), param));
 
@@ -183,7 +182,8 @@ struct LpcOutlineParallelLoopsPass
     int64_t innerIters = innerWork(p);
     if (rank > 1)
       innerIters *= staticTrip(p, rank - 1).value_or(1);
-    int64_t grain = std::max<int64_t>(1, (minWork + innerIters - 1) / innerIters);
+    int64_t grain =
+        std::max<int64_t>(1, (minWork + innerIters - 1) / innerIters);
     body->setAttr("lpc.parallel_grain",
                   IntegerAttr::get(IntegerType::get(ctx, 64), grain));
 
@@ -247,10 +247,10 @@ struct LpcOutlineParallelLoopsPass
     OpBuilder cb(p);
     Value total = arith::ConstantIndexOp::create(cb, loc, 1);
     for (unsigned d = 0; d < outer; ++d)
-      total = arith::MulIOp::create(
-          cb, loc, total,
-          tripCount(cb, loc, p.getLowerBound()[d], p.getUpperBound()[d],
-                    p.getStep()[d]));
+      total = arith::MulIOp::create(cb, loc, total,
+                                    tripCount(cb, loc, p.getLowerBound()[d],
+                                              p.getUpperBound()[d],
+                                              p.getStep()[d]));
     SmallVector<Value> args{arith::ConstantIndexOp::create(cb, loc, 0), total};
     args.append(captures.begin(), captures.end());
     func::CallOp::create(cb, loc, body, args);

@@ -157,6 +157,33 @@ void call(Kind kind, void *A, void *B, MemRef<float, 3> *C, int64_t tA,
 
 int gemmsRun = 0;
 
+/// Calls f(b, i, j) for every element of a [batch, M, N] result.
+template <typename F>
+void forEachElement(int64_t batch, int64_t M, int64_t N, F f) {
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j)
+        f(b, i, j);
+}
+
+/// C[b, i, j] in double, and the sum of |a_k w_k| (the accumulation bound's
+/// scale).
+template <typename T>
+double reference(const Buffer<T> &A, const Buffer<T> &B, int64_t b, int64_t i,
+                 int64_t j, int64_t K, bool tA, bool tB, bool bc,
+                 double &absSum) {
+  double ref = 0;
+  absSum = 0;
+  for (int64_t k = 0; k < K; ++k) {
+    double a = tA ? A.values[A.at(b, k, i)] : A.values[A.at(b, i, k)];
+    int64_t bb = bc ? 0 : b;
+    double w = tB ? B.values[B.at(bb, j, k)] : B.values[B.at(bb, k, j)];
+    ref += a * w;
+    absSum += std::fabs(a * w);
+  }
+  return ref;
+}
+
 /// One GEMM against the double reference; returns false on a mismatch.
 template <typename T>
 bool checkGemm(Kind kind, int64_t batch, int64_t M, int64_t N, int64_t K,
@@ -173,17 +200,9 @@ bool checkGemm(Kind kind, int64_t batch, int64_t M, int64_t N, int64_t K,
   const double tol = (K + 1) * u * 1.001;
   std::vector<bool> isC(C.storage.size(), false);
   int bad = 0;
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) {
-        double ref = 0, absSum = 0;
-        for (int64_t k = 0; k < K; ++k) {
-          double a = tA ? A.values[A.at(b, k, i)] : A.values[A.at(b, i, k)];
-          int64_t bb = bc ? 0 : b;
-          double w = tB ? B.values[B.at(bb, j, k)] : B.values[B.at(bb, k, j)];
-          ref += a * w;
-          absSum += std::fabs(a * w);
-        }
+  forEachElement(batch, M, N, [&](int64_t b, int64_t i, int64_t j) {
+        double absSum = 0;
+        const double ref = reference(A, B, b, i, j, K, tA, tB, bc, absSum);
         const int64_t idx = C.at(b, i, j);
         isC[idx] = true;
         const double got = C.storage[idx];
@@ -195,7 +214,7 @@ bool checkGemm(Kind kind, int64_t batch, int64_t M, int64_t N, int64_t K,
                 kindName(kind), (long long)batch, (long long)M, (long long)N,
                 (long long)K, tA, tB, bc, padded, (long long)b, (long long)i,
                 (long long)j, got, ref, tol * absSum);
-      }
+      });
   ++checks;
   for (size_t i = 0; i < C.storage.size(); ++i)
     if (!isC[i] && floatToBits(C.storage[i]) != floatToBits(cBefore[i])) {
@@ -480,17 +499,9 @@ bool checkBf16Out(int64_t batch, int64_t M, int64_t N, int64_t K, bool tA,
   const double tol = (K + 1) * std::ldexp(1.0, -24) * 1.001;
   std::vector<bool> isC(C.storage.size(), false);
   int bad = 0, notRounded = 0;
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) {
-        double ref = 0, absSum = 0;
-        for (int64_t k = 0; k < K; ++k) {
-          double a = tA ? A.values[A.at(b, k, i)] : A.values[A.at(b, i, k)];
-          int64_t bb = bc ? 0 : b;
-          double w = tB ? B.values[B.at(bb, j, k)] : B.values[B.at(bb, k, j)];
-          ref += a * w;
-          absSum += std::fabs(a * w);
-        }
+  forEachElement(batch, M, N, [&](int64_t b, int64_t i, int64_t j) {
+        double absSum = 0;
+        const double ref = reference(A, B, b, i, j, K, tA, tB, bc, absSum);
         const int64_t idx = C.at(b, i, j);
         isC[idx] = true;
         uint32_t bits = static_cast<uint32_t>(C.storage[idx]) << 16;
@@ -509,7 +520,7 @@ bool checkBf16Out(int64_t batch, int64_t M, int64_t N, int64_t K, bool tA,
         uint16_t rne = static_cast<uint16_t>((f + 0x7fffu + ((f >> 16) & 1u)) >> 16);
         if (C.storage[idx] != rne)
           ++notRounded;
-      }
+      });
   CHECK(notRounded == 0,
         "bf16->bf16 batch=%lld M=%lld N=%lld K=%lld tA=%d tB=%d bc=%d: %d "
         "elements differ from the f32 entry point's C rounded to bf16",

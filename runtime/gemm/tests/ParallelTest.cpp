@@ -1,4 +1,5 @@
-//===- ParallelTest.cpp - lpc_rt_parallel_for ------------------------------===//
+//===- ParallelTest.cpp - lpc_rt_parallel_for
+//------------------------------===//
 //
 // The ranges handed out cover [lo, hi) exactly once, each at least `grain`
 // long, a few per thread, on no more threads than setGemmThreads allows;
@@ -6,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lpc/Runtime/Gemm.h"
 #include "lpc/Runtime/Parallel.h"
+#include "lpc/Runtime/Gemm.h"
 
 #include <atomic>
 #include <cstdio>
@@ -35,7 +36,8 @@ struct Record {
   std::vector<std::pair<int64_t, int64_t>> ranges;
   std::set<std::thread::id> threads;
   int64_t lo;
-  explicit Record(int64_t lo, int64_t hi) : hits(hi > lo ? hi - lo : 0), lo(lo) {}
+  explicit Record(int64_t lo, int64_t hi)
+      : hits(hi > lo ? hi - lo : 0), lo(lo) {}
 };
 
 void recordRange(void *ctx, int64_t b, int64_t e) {
@@ -52,7 +54,8 @@ void run(int64_t lo, int64_t hi, int64_t grain, int threads) {
   Record r(lo, hi);
   lpc_rt_parallel_for(recordRange, &r, lo, hi, grain);
   for (size_t i = 0; i < r.hits.size(); ++i)
-    CHECK(r.hits[i] == 1, "[%lld, %lld) grain %lld on %d: index %lld run %d times",
+    CHECK(r.hits[i] == 1,
+          "[%lld, %lld) grain %lld on %d: index %lld run %d times",
           (long long)lo, (long long)hi, (long long)grain, threads,
           (long long)(lo + i), r.hits[i].load());
   int64_t n = hi - lo;
@@ -83,15 +86,21 @@ void outer(void *, int64_t b, int64_t e) {
 
 int main() {
   for (int threads : {1, 2, 3, 5})
-    for (auto [lo, hi] : {std::pair<int64_t, int64_t>{0, 1000}, {7, 8}, {-50, 77},
-                          {3, 3}, {10, 4}, {0, 1 << 20}})
-      for (int64_t grain : {int64_t(1), int64_t(16), int64_t(1000), int64_t(1) << 40})
+    for (auto [lo, hi] : {std::pair<int64_t, int64_t>{0, 1000},
+                          {7, 8},
+                          {-50, 77},
+                          {3, 3},
+                          {10, 4},
+                          {0, 1 << 20}})
+      for (int64_t grain :
+           {int64_t(1), int64_t(16), int64_t(1000), int64_t(1) << 40})
         run(lo, hi, grain, threads);
 
   lpc::rt::setGemmThreads(4);
   innerCalls = 0;
   lpc_rt_parallel_for(outer, nullptr, 0, 4, 1);
-  CHECK(innerCalls == 4, "nested: %d inner calls, expected 4 (one per outer range)",
+  CHECK(innerCalls == 4,
+        "nested: %d inner calls, expected 4 (one per outer range)",
         innerCalls.load());
   lpc::rt::setGemmThreads(0);
 
