@@ -9,10 +9,14 @@
 // lpc-fp8-to-nvvm in the gpu.module), with selects that give the bits of
 // the CPU's integer code, which older chips keep. Not yet: GEMMs (cuBLASLt
 // calls; they become naive kernels here), the host side (launch schedule,
-// buffer plan, the artifact) and two-level reductions. Until then a
-// reduction with no parallel dimension outside its reduction loops (the
-// loss, amax, bias gradients summed over tokens) is left as a loop in the
-// host function (the MLP's fp8 train step: 52 kernels, 36 such host loops).
+// buffer plan, the artifact) and two-level reductions. Until then the
+// reductions with no parallel dimension at all (the loss, amax, the FP8
+// statistics, the gradient norm) and the 0-d scalar code (scales, loss
+// scale, step, learning rate) stay loops and loads in the host function,
+// which a GPU cannot run that way: the MLP's fp8 train step gives 52
+// kernels and 33 host loops. (lpc-parallel-dims-outer already turns
+// reductions that have parallel dimensions, e.g. bias gradients, into one
+// thread per output element.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,7 +67,7 @@ void mlir::lpc::registerGPUCodegenPipeline() {
         // LLVM's default PTX for sm_89 (7.8) has the FP8 cvt for sm_90 only.
         std::string features = fp8Cvt && *sm < 90 ? " features=+ptx81" : "";
         std::string p = front + ","
-            "func.func(convert-linalg-to-parallel-loops),"
+            "func.func(lpc-parallel-dims-outer,convert-linalg-to-parallel-loops),"
             "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true}),"
             "func.func(gpu-map-parallel-loops),"
             "func.func(convert-parallel-loops-to-gpu),"

@@ -207,4 +207,19 @@ def LpcLowerParallelCalls
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def LpcParallelDimsOuter : Pass<"lpc-parallel-dims-outer"> {
+  let summary = "Moves the parallel dimensions of linalg.generic ops in "
+                "front of their reduction dimensions (for the GPU)";
+  let description = [{
+    convert-linalg-to-parallel-loops makes an scf.parallel only of the
+    parallel dimensions that come before the first reduction dimension; a
+    generic like a bias gradient ([reduction, reduction, parallel]) would
+    become sequential loops, which the GPU pipeline cannot map to threads.
+    With the parallel dimensions first, each output element gets a thread
+    that runs its whole reduction, in the same order as before. Reductions
+    with no parallel dimension at all are left as they are.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // LPC_CONVERSION_PASSES_TD
