@@ -10,13 +10,13 @@
 // the CPU's integer code, which older chips keep. Not yet: GEMMs (cuBLASLt
 // calls; they become naive kernels here), the host side (launch schedule,
 // buffer plan, the artifact) and two-level reductions. Until then the
-// reductions with no parallel dimension at all (the loss, amax, the FP8
-// statistics, the gradient norm) and the 0-d scalar code (scales, loss
-// scale, step, learning rate) stay loops and loads in the host function,
-// which a GPU cannot run that way: the MLP's fp8 train step gives 52
-// kernels and 33 host loops. (lpc-parallel-dims-outer already turns
-// reductions that have parallel dimensions, e.g. bias gradients, into one
-// thread per output element.)
+// reductions with no parallel dimension (the loss, amax, the FP8 statistics,
+// the gradient norm) and the 0-d scalar code (scales, loss scale, step,
+// learning rate) run as single-thread kernels (lpc-gpu-serial-kernels):
+// correct, slow for large reductions. Reductions with parallel dimensions
+// get a thread per output element (lpc-parallel-dims-outer). The host
+// function is left with allocations, views, copies (memref.copy, to become
+// device copies) and launches.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,7 +67,8 @@ void mlir::lpc::registerGPUCodegenPipeline() {
         // LLVM's default PTX for sm_89 (7.8) has the FP8 cvt for sm_90 only.
         std::string features = fp8Cvt && *sm < 90 ? " features=+ptx81" : "";
         std::string p = front + ","
-            "func.func(lpc-parallel-dims-outer,convert-linalg-to-parallel-loops),"
+            "func.func(lpc-parallel-dims-outer,convert-linalg-to-parallel-loops,"
+            "lpc-gpu-serial-kernels),"
             "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true}),"
             "func.func(gpu-map-parallel-loops),"
             "func.func(convert-parallel-loops-to-gpu),"

@@ -222,4 +222,27 @@ def LpcParallelDimsOuter : Pass<"lpc-parallel-dims-outer"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LpcGPUSerialKernels
+    : Pass<"lpc-gpu-serial-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Wraps the serial code of a bufferized function (loops "
+                "and scalar ops outside parallel loops) in one-iteration "
+                "parallel loops: single-thread GPU kernels";
+  let description = [{
+    Runs in lpc-gpu-codegen after convert-linalg-to-parallel-loops. What
+    is left outside parallel loops (reductions with no parallel dimension,
+    0-d scalar code) reads and writes device buffers, so it cannot stay in
+    the host function: each run of such ops moves into
+    `scf.parallel (%i) = (0) to (1)`, which becomes a one-thread kernel.
+    Scalars a run computes and later code uses are stored to 0-d buffers
+    and loaded where they are used. The host function keeps allocations,
+    views, copies, calls, constants and index arithmetic. A value computed
+    on the device that host code itself needs (a dynamic size, say) is an
+    error. Correct, not fast: two-level reductions are future work.
+  }];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
 #endif // LPC_CONVERSION_PASSES_TD
