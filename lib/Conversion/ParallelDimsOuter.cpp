@@ -1,4 +1,5 @@
-//===- ParallelDimsOuter.cpp - --lpc-parallel-dims-outer -------------------===//
+//===- ParallelDimsOuter.cpp - --lpc-parallel-dims-outer
+//-------------------===//
 //
 // For code generators that map parallel loops to threads (the GPU): a
 // linalg.generic whose parallel dimensions come after a reduction dimension
