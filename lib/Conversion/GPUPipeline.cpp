@@ -8,15 +8,16 @@
 // instructions from sm_89 on (lpc-to-linalg{fp8-hardware-cvt}, then
 // lpc-fp8-to-nvvm in the gpu.module), with selects that give the bits of
 // the CPU's integer code, which older chips keep. Not yet: GEMMs (cuBLASLt
-// calls; they become naive kernels here), the host side (launch schedule,
-// buffer plan, the artifact) and two-level reductions. Until then the
-// reductions with no parallel dimension (the loss, amax, the FP8 statistics,
-// the gradient norm) and the 0-d scalar code (scales, loss scale, step,
-// learning rate) run as single-thread kernels (lpc-gpu-serial-kernels):
-// correct, slow for large reductions. Reductions with parallel dimensions
-// get a thread per output element (lpc-parallel-dims-outer). The host
-// function is left with allocations, views, copies (memref.copy, to become
-// device copies) and launches.
+// calls; they become naive kernels here) and the host side (launch
+// schedule, buffer plan, the artifact). Reductions: those with parallel
+// dimensions get a thread per output element (lpc-parallel-dims-outer);
+// full reductions (the loss, amax, the FP8 statistics, the gradient norm)
+// are two-level (lpc-split-reductions: up to 1024 partials in parallel, then
+// one thread combines them); what is left serial (those final steps, the
+// 0-d scalar code: scales, loss scale, step, learning rate) runs as
+// single-thread kernels (lpc-gpu-serial-kernels). The host function is left
+// with allocations, views, copies (memref.copy, to become device copies)
+// and launches.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,7 +68,8 @@ void mlir::lpc::registerGPUCodegenPipeline() {
         // LLVM's default PTX for sm_89 (7.8) has the FP8 cvt for sm_90 only.
         std::string features = fp8Cvt && *sm < 90 ? " features=+ptx81" : "";
         std::string p = front + ","
-            "func.func(lpc-parallel-dims-outer,convert-linalg-to-parallel-loops,"
+            "func.func(lpc-split-reductions,lpc-parallel-dims-outer,"
+            "convert-linalg-to-parallel-loops,"
             "lpc-gpu-serial-kernels),"
             "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true}),"
             "func.func(gpu-map-parallel-loops),"

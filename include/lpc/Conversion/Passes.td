@@ -245,4 +245,30 @@ def LpcGPUSerialKernels
   ];
 }
 
+def LpcSplitReductions : Pass<"lpc-split-reductions"> {
+  let summary = "Splits bufferized full reductions into parallel partial "
+                "reductions and a small final one (two-level, for the GPU)";
+  let description = [{
+    A linalg.generic with only reduction dimensions into 0-d outputs gets
+    its first dimension d0 split as k * P + p (P the largest power of two
+    up to `max-parts` dividing it): a generic parallel over p computes P
+    partials (thread p reads elements p, p + P, ...), and a generic per
+    output combines them into the original output. Only outputs whose
+    combiner can be reordered are taken (addf with reassoc, max/min,
+    integer add/and/or/xor/max/min); the partials start from its neutral
+    element. Sums change their order (they were marked reassociable);
+    max/min and integer results are exact.
+  }];
+  let options = [
+    Option<"maxParts", "max-parts", "int64_t", "1024",
+           "most partials (threads of the first level)">,
+    Option<"minParts", "min-parts", "int64_t", "16",
+           "fewer possible partials than this: not split">
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
 #endif // LPC_CONVERSION_PASSES_TD
