@@ -475,7 +475,8 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
     std::string text;
     llvm::raw_string_ostream os(text);
     copy->print(os, OpPrintingFlags().printGenericOpForm());
-    os << "\nparallel-min-work=" << options.parallelMinWork << "\n"
+    os << "\nparallel-min-work=" << options.parallelMinWork
+       << " gpu-loop-passes=" << options.gpuLoopPasses << "\n"
        << compilerIdentity() << "\n"
        << (*tm)->getTargetTriple().str() << "\n"
        << (*tm)->getTargetCPU() << "\n"
@@ -487,7 +488,8 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
   cf->fromCache = object != nullptr;
   if (!object) {
     PassManager pm(ctx);
-    buildCPUCodegenPipeline(pm, options.profile, options.parallelMinWork);
+    buildCPUCodegenPipeline(pm, options.profile, options.parallelMinWork,
+                            options.gpuLoopPasses);
     if (failed(pm.run(*copy)))
       return llvm::createStringError("CPU codegen of @" + name.str() +
                                      " failed (see the diagnostics above)");

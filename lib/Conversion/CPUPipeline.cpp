@@ -54,17 +54,28 @@ static const char *kToLLVM =
     "convert-func-to-llvm,"
     "reconcile-unrealized-casts";
 
+// The GPU pipeline's loop passes, for checking their semantics on the CPU
+// against the reference (lpc-jit --gpu-loop-passes): splitting down to two
+// partials so that small test models exercise it.
+static const char *kGPULoopPasses =
+    "lpc-strided-copy-to-loops,"
+    "func.func(lpc-split-reductions{min-parts=2},lpc-parallel-dims-outer,"
+    "convert-linalg-to-parallel-loops,lpc-gpu-serial-kernels),";
+
 void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm, bool profile,
-                                        int64_t parallelMinWork) {
+                                        int64_t parallelMinWork,
+                                        bool gpuLoopPasses) {
   std::string pipeline = lpcToBuffersPipeline() + ",lpc-gemm-to-calls";
   if (profile)
     pipeline += ",lpc-profile-marks";
   pipeline += ",";
+  if (gpuLoopPasses)
+    pipeline += kGPULoopPasses;
   if (parallelMinWork > 0)
-    pipeline += std::string(kToParallelLoops) +
+    pipeline += std::string(gpuLoopPasses ? "" : kToParallelLoops) +
                 "lpc-outline-parallel-loops{min-work=" +
                 std::to_string(parallelMinWork) + "},";
-  else
+  else if (!gpuLoopPasses)
     pipeline += kToSequentialLoops;
   pipeline += kToLLVM;
   if (parallelMinWork > 0)

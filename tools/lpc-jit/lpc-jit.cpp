@@ -88,6 +88,12 @@ static llvm::cl::opt<int64_t> parallelMinWork(
                    "run on the runtime's threads (OMP_NUM_THREADS); 0: one "
                    "thread"),
     llvm::cl::init(cpu::CompileOptions::kDefaultParallelMinWork));
+static llvm::cl::opt<bool> gpuLoopPasses(
+    llvm::cl::cat(toolOptions), "gpu-loop-passes",
+    llvm::cl::desc("also run the GPU pipeline's loop passes (two-level "
+                   "reductions, single-thread serial code) in the CPU "
+                   "lowering: checks their semantics against the reference"),
+    llvm::cl::init(false));
 static llvm::cl::opt<bool> printLLVM(
     llvm::cl::cat(toolOptions), "print-llvm-dialect", llvm::cl::desc("print the module before the JIT"),
     llvm::cl::init(false));
@@ -232,6 +238,7 @@ int main(int argc, char **argv) {
   if (parallelMinWork < 0)
     return fail("--parallel-min-work must be >= 0");
   copts.parallelMinWork = parallelMinWork;
+  copts.gpuLoopPasses = gpuLoopPasses;
   if (printLLVM)
     copts.printLLVMDialect = &llvm::outs();
   auto compiled = cpu::CompiledFunction::compile(*module, stepName, copts);

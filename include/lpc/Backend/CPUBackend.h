@@ -59,6 +59,9 @@ struct CompileOptions {
   /// thread, the loops exactly as before threading (for A/B checks).
   int64_t parallelMinWork = kDefaultParallelMinWork;
   static constexpr int64_t kDefaultParallelMinWork = 65536;
+  /// Also run the GPU pipeline's loop passes (a test of their semantics on
+  /// the CPU; see buildCPUCodegenPipeline).
+  bool gpuLoopPasses = false;
   /// Where compiled objects are cached, keyed on the lowered function, the
   /// host CPU and the codegen version. Unset: $LPC_CACHE_DIR (``off``
   /// disables), else $XDG_CACHE_HOME/lpc, else ~/.cache/lpc. "": no cache.

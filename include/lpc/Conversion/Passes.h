@@ -30,8 +30,12 @@ namespace lpc {
 /// `profile`, lpc-profile-marks brackets every top-level op with a timer call.
 /// With `parallelMinWork` > 0, loop nests of at least that many innermost
 /// iterations become lpc_rt_parallel_for calls (lpc-outline-parallel-loops).
+/// With `gpuLoopPasses`, the GPU pipeline's loop passes (lpc-split-reductions,
+/// lpc-parallel-dims-outer, lpc-gpu-serial-kernels) run too: a way to check
+/// their semantics against the reference without a GPU.
 void buildCPUCodegenPipeline(OpPassManager &pm, bool profile = false,
-                             int64_t parallelMinWork = 65536);
+                             int64_t parallelMinWork = 65536,
+                             bool gpuLoopPasses = false);
 /// The front end both code generators share, as pipeline text: lpc ->
 /// linalg, elementwise fusion, bufferization with out-params. With
 /// `fp8HardwareCvt`, FP8 conversions stay arith ops for a back end that has
