@@ -217,7 +217,7 @@ struct LpcSplitReductionsPass
     AffineMap none = AffineMap::get(1, 0, {}, ctx);
     for (auto [buf, out, combiner] :
          llvm::zip(partials, g.getDpsInits(), combiners)) {
-      auto finalOp = linalg::GenericOp::create(
+      linalg::GenericOp::create(
           b, loc, TypeRange{}, ValueRange{buf}, ValueRange{out},
           ArrayRef<AffineMap>{all, none},
           ArrayRef<utils::IteratorType>{utils::IteratorType::reduction},
@@ -226,7 +226,6 @@ struct LpcSplitReductionsPass
             c->setOperands({args[1], args[0]});
             linalg::YieldOp::create(fb, l, c->getResult(0));
           });
-      (void)finalOp;
     }
     for (Value buf : partials)
       memref::DeallocOp::create(b, loc, buf);
