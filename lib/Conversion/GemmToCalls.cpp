@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringUtils.h"
 #include "lpc/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -13,7 +14,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir {
 namespace lpc {
@@ -23,6 +23,7 @@ namespace lpc {
 } // namespace mlir
 
 using namespace mlir;
+using mlir::lpc::lowering::rootBuffer;
 
 namespace {
 
@@ -53,16 +54,6 @@ Value view3d(OpBuilder &b, Location loc, Value v) {
   return memref::CastOp::create(b, loc, dyn, r);
 }
 
-/// The buffer a memref value is a view of (through casts and reshapes).
-Value rootBuffer(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
-      v = view.getViewSource();
-    else
-      break;
-  }
-  return v;
-}
 
 /// Whether `op` or an op nested in it has an operand viewing `root`.
 bool touches(Operation *op, Value root) {

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SmallSet.h"
 
 #include <cmath>
@@ -526,6 +527,14 @@ inline void markGemm(Value v, bool ta, bool tb) {
   Operation *op = v.getDefiningOp();
   Builder b(op->getContext());
   op->setAttr("lpc_gemm", b.getDenseBoolArrayAttr({ta, tb}));
+}
+
+/// The buffer a memref value is a view of (through casts, subviews and
+/// reshapes: every ViewLikeOpInterface op).
+inline Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
 }
 
 /// Patterns of the other lowering files.

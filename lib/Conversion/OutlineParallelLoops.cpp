@@ -8,13 +8,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringUtils.h"
 #include "lpc/Conversion/Passes.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -26,31 +27,18 @@ namespace lpc {
 } // namespace mlir
 
 using namespace mlir;
+using mlir::lpc::lowering::rootBuffer;
 
 namespace {
 
-std::optional<int64_t> constIndex(Value v) {
-  APInt c;
-  if (matchPattern(v, m_ConstantInt(&c)))
-    return c.getSExtValue();
-  return std::nullopt;
-}
-
 /// Iterations of dimension d, or nullopt when not static.
 std::optional<int64_t> staticTrip(scf::ParallelOp p, unsigned d) {
-  auto lb = constIndex(p.getLowerBound()[d]);
-  auto ub = constIndex(p.getUpperBound()[d]);
-  auto st = constIndex(p.getStep()[d]);
+  auto lb = getConstantIntValue(p.getLowerBound()[d]);
+  auto ub = getConstantIntValue(p.getUpperBound()[d]);
+  auto st = getConstantIntValue(p.getStep()[d]);
   if (!lb || !ub || !st || *st <= 0)
     return std::nullopt;
   return *ub <= *lb ? 0 : (*ub - *lb + *st - 1) / *st;
-}
-
-/// The buffer a memref value views (through casts, subviews, reshapes).
-Value rootBuffer(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
 }
 
 /// ceildiv(ub - lb, step) as index arithmetic (folds when static).
@@ -102,13 +90,10 @@ struct LpcOutlineParallelLoopsPass
     p.getBody()->walk([&](scf::ForOp f) {
       int64_t w = 1;
       for (Operation *o = f; o && o != p.getOperation(); o = o->getParentOp())
-        if (auto ff = dyn_cast<scf::ForOp>(o)) {
-          auto lb = constIndex(ff.getLowerBound());
-          auto ub = constIndex(ff.getUpperBound());
-          auto st = constIndex(ff.getStep());
-          if (lb && ub && st && *st > 0 && *ub > *lb)
-            w *= (*ub - *lb + *st - 1) / *st;
-        }
+        if (auto ff = dyn_cast<scf::ForOp>(o))
+          if (std::optional<APInt> n = ff.getStaticTripCount();
+              n && n->getSExtValue() > 0)
+            w *= n->getSExtValue();
       most = std::max(most, w);
     });
     return most;
