@@ -32,33 +32,19 @@ using namespace mlir;
 
 namespace {
 
-/// The neutral element of `combiner` for type t, or null if its order may
-/// matter.
-TypedAttr neutral(Operation *combiner, Type t) {
-  Builder b(combiner->getContext());
-  if (auto add = dyn_cast<arith::AddFOp>(combiner)) {
-    if (!arith::bitEnumContainsAll(add.getFastmath(),
-                                   arith::FastMathFlags::reassoc))
-      return {};
-    return b.getFloatAttr(t, 0.0);
-  }
-  if (isa<arith::MaximumFOp, arith::MaxNumFOp>(combiner))
-    return b.getFloatAttr(t, -INFINITY);
-  if (isa<arith::MinimumFOp, arith::MinNumFOp>(combiner))
-    return b.getFloatAttr(t, INFINITY);
-  auto it = dyn_cast<IntegerType>(t);
-  if (!it)
+/// The neutral element of `combiner` (MLIR's), or null if the order in which
+/// it combines may matter.
+TypedAttr neutral(Operation *combiner) {
+  if (auto add = dyn_cast<arith::AddFOp>(combiner);
+      add && !arith::bitEnumContainsAll(add.getFastmath(),
+                                        arith::FastMathFlags::reassoc))
     return {};
-  unsigned w = it.getWidth();
-  if (isa<arith::AddIOp, arith::OrIOp, arith::XOrIOp, arith::MaxUIOp>(combiner))
-    return b.getIntegerAttr(t, APInt::getZero(w));
-  if (isa<arith::AndIOp, arith::MinUIOp>(combiner))
-    return b.getIntegerAttr(t, APInt::getAllOnes(w));
-  if (isa<arith::MaxSIOp>(combiner))
-    return b.getIntegerAttr(t, APInt::getSignedMinValue(w));
-  if (isa<arith::MinSIOp>(combiner))
-    return b.getIntegerAttr(t, APInt::getSignedMaxValue(w));
-  return {};
+  if (!isa<arith::AddFOp, arith::MaximumFOp, arith::MaxNumFOp,
+           arith::MinimumFOp, arith::MinNumFOp, arith::AddIOp, arith::OrIOp,
+           arith::XOrIOp, arith::AndIOp, arith::MaxUIOp, arith::MinUIOp,
+           arith::MaxSIOp, arith::MinSIOp>(combiner))
+    return {};
+  return arith::getNeutralElement(combiner).value_or(TypedAttr());
 }
 
 struct LpcSplitReductionsPass
@@ -103,7 +89,7 @@ struct LpcSplitReductionsPass
           *acc.getUsers().begin() != combiner ||
           combiner->getNumOperands() != 2 || !yielded.hasOneUse())
         return;
-      TypedAttr n = neutral(combiner, mt.getElementType());
+      TypedAttr n = neutral(combiner);
       if (!n)
         return;
       combiners.push_back(combiner);
