@@ -54,14 +54,6 @@ static const char *kToLLVM =
     "convert-func-to-llvm,"
     "reconcile-unrealized-casts";
 
-// The GPU pipeline's loop passes, for checking their semantics on the CPU
-// against the reference (lpc-jit --gpu-loop-passes): splitting down to two
-// partials so that small test models exercise it.
-static const char *kGPULoopPasses =
-    "lpc-strided-copy-to-loops,"
-    "func.func(lpc-split-reductions{min-parts=2},lpc-parallel-dims-outer,"
-    "convert-linalg-to-parallel-loops,lpc-gpu-serial-kernels),";
-
 void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm, bool profile,
                                         int64_t parallelMinWork,
                                         bool gpuLoopPasses) {
@@ -69,8 +61,11 @@ void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm, bool profile,
   if (profile)
     pipeline += ",lpc-profile-marks";
   pipeline += ",";
+  // The GPU pipeline's loop stage, to check its semantics against the
+  // reference (lpc-jit --gpu-loop-passes); splitting down to two partials
+  // so that small test models exercise it.
   if (gpuLoopPasses)
-    pipeline += kGPULoopPasses;
+    pipeline += "lpc-strided-copy-to-loops," + gpuLoopPassesPipeline(2) + ",";
   if (parallelMinWork > 0)
     pipeline += std::string(gpuLoopPasses ? "" : kToParallelLoops) +
                 "lpc-outline-parallel-loops{min-work=" +

@@ -42,6 +42,12 @@ struct GPUCodegenOptions : public PassPipelineOptions<GPUCodegenOptions> {
 };
 } // namespace
 
+std::string mlir::lpc::gpuLoopPassesPipeline(int64_t minParts) {
+  return "func.func(lpc-split-reductions{min-parts=" + std::to_string(minParts) +
+         "},lpc-parallel-dims-outer,convert-linalg-to-parallel-loops,"
+         "lpc-gpu-serial-kernels)";
+}
+
 void mlir::lpc::registerGPUCodegenPipeline() {
   registerPassPipeline(
       "lpc-gpu-codegen",
@@ -68,9 +74,7 @@ void mlir::lpc::registerGPUCodegenPipeline() {
         // LLVM's default PTX for sm_89 (7.8) has the FP8 cvt for sm_90 only.
         std::string features = fp8Cvt && *sm < 90 ? " features=+ptx81" : "";
         std::string p = front + ","
-            "func.func(lpc-split-reductions,lpc-parallel-dims-outer,"
-            "convert-linalg-to-parallel-loops,"
-            "lpc-gpu-serial-kernels),"
+            + gpuLoopPassesPipeline() + ","
             "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true}),"
             "func.func(gpu-map-parallel-loops),"
             "func.func(convert-parallel-loops-to-gpu),"

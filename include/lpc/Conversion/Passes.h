@@ -43,6 +43,12 @@ void buildCPUCodegenPipeline(OpPassManager &pm, bool profile = false,
 std::string lpcToBuffersPipeline(bool fp8HardwareCvt = false);
 /// Registers it as the `lpc-cpu-codegen` pipeline (lpc-opt).
 void registerCPUCodegenPipeline();
+/// The GPU pipeline's loop stage, as pipeline text: two-level full
+/// reductions (lpc-split-reductions{min-parts}), parallel dimensions first,
+/// parallel loops, the serial rest as one-iteration loops
+/// (lpc-gpu-serial-kernels). Also run on the CPU by lpc-jit
+/// --gpu-loop-passes to check their semantics against the reference.
+std::string gpuLoopPassesPipeline(int64_t minParts = 16);
 /// Registers `lpc-gpu-codegen{chip=sm_90}`: non-GEMM functions to PTX
 /// kernels (lib/Conversion/GPUPipeline.cpp; the start of the CUDA back end).
 void registerGPUCodegenPipeline();
