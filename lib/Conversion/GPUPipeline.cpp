@@ -48,49 +48,65 @@ std::string mlir::lpc::gpuLoopPassesPipeline(int64_t minParts) {
          "lpc-gpu-serial-kernels)";
 }
 
+const char *mlir::lpc::defaultLibdevice() { return LPC_LIBDEVICE_PATH; }
+
+llvm::Expected<std::string>
+mlir::lpc::gpuCodegenPipeline(StringRef chip, StringRef libdevice) {
+  std::optional<unsigned> sm = lpc::parseSMVersion(chip);
+  if (!sm)
+    return llvm::createStringError("lpc-gpu-codegen: chip must be sm_XX, got '" +
+                                   chip + "'");
+  if (libdevice.empty() || !llvm::sys::fs::exists(libdevice))
+    return llvm::createStringError(
+        "lpc-gpu-codegen: CUDA's libdevice not found ('" + libdevice +
+        "'); install the CUDA toolkit or pass libdevice=PATH");
+  // The shared front end, with the FP8 conversions left to the hardware
+  // where it has them.
+  bool fp8Cvt = *sm >= lpc::kFirstFP8Chip;
+  std::string front = lpcToBuffersPipeline(fp8Cvt);
+  // LLVM's default PTX for sm_89 (7.8) has the FP8 cvt for sm_90 only.
+  std::string features = fp8Cvt && *sm < 90 ? " features=+ptx81" : "";
+  return front + ","
+      // GEMMs become host calls (cuBLASLt in the artifact's schedule).
+      "lpc-gemm-to-calls,"
+      // Copies between strided views become kernels; the contiguous ones
+      // stay memref.copy (device-to-device copies in the artifact).
+      "lpc-strided-copy-to-loops," + gpuLoopPassesPipeline() + ","
+      "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true}),"
+      "func.func(gpu-map-parallel-loops),"
+      "func.func(convert-parallel-loops-to-gpu),"
+      // Constants become immediates in the kernels instead of parameters
+      // (and lpc-fp8-to-nvvm sees the saturating clamps).
+      "gpu-launch-sink-index-computations,"
+      "gpu-kernel-outlining,"
+      "nvvm-attach-target{chip=" + chip.str() + features +
+      " O=3 l=" + libdevice.str() + "},"
+      "gpu.module(" + (fp8Cvt ? "lpc-fp8-to-nvvm," : "") +
+      "lower-affine,convert-scf-to-cf,arith-expand{include-bf16=true},"
+      "lpc-math-approximation,convert-gpu-to-nvvm,convert-math-to-llvm,"
+      "convert-arith-to-llvm,convert-index-to-llvm,"
+      "reconcile-unrealized-casts,canonicalize),"
+      "gpu-module-to-binary{format=isa},"
+      // Launch sizes and scalar arguments fold to constants on the host.
+      "func.func(canonicalize,cse)";
+}
+
 void mlir::lpc::registerGPUCodegenPipeline() {
   registerPassPipeline(
       "lpc-gpu-codegen",
-      "Non-GEMM lpc functions -> GPU kernels in PTX (gpu.binary) for "
-      "chip=sm_XX (default sm_90); groundwork of the CUDA back end",
+      "lpc functions -> GPU kernels in PTX (gpu.binary) and a host function "
+      "of allocations, views, copies, launches and GEMM calls, for "
+      "chip=sm_XX (default sm_90)",
       [](OpPassManager &pm, StringRef optionsStr,
          function_ref<LogicalResult(const Twine &)> errorHandler)
           -> LogicalResult {
         GPUCodegenOptions o;
         if (failed(o.parseFromString(optionsStr)))
           return failure();
-        std::optional<unsigned> sm = lpc::parseSMVersion(o.chip);
-        if (!sm)
-          return errorHandler("lpc-gpu-codegen: chip must be sm_XX, got '" +
-                              o.chip + "'");
-        if (o.libdevice.empty() || !llvm::sys::fs::exists(o.libdevice))
-          return errorHandler(
-              "lpc-gpu-codegen: CUDA's libdevice not found ('" + o.libdevice +
-              "'); install the CUDA toolkit or pass libdevice=PATH");
-        // The shared front end, with the FP8 conversions left to the
-        // hardware where it has them.
-        bool fp8Cvt = *sm >= lpc::kFirstFP8Chip;
-        std::string front = lpcToBuffersPipeline(fp8Cvt);
-        // LLVM's default PTX for sm_89 (7.8) has the FP8 cvt for sm_90 only.
-        std::string features = fp8Cvt && *sm < 90 ? " features=+ptx81" : "";
-        std::string p = front + ","
-            + gpuLoopPassesPipeline() + ","
-            "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true}),"
-            "func.func(gpu-map-parallel-loops),"
-            "func.func(convert-parallel-loops-to-gpu),"
-            // Constants become immediates in the kernels instead of
-            // parameters (and lpc-fp8-to-nvvm sees the saturating clamps).
-            "gpu-launch-sink-index-computations,"
-            "gpu-kernel-outlining,"
-            "nvvm-attach-target{chip=" + o.chip + features +
-            " O=3 l=" + o.libdevice + "},"
-            "gpu.module(" + (fp8Cvt ? "lpc-fp8-to-nvvm," : "") +
-            "lower-affine,convert-scf-to-cf,arith-expand{include-bf16=true},"
-            "lpc-math-approximation,convert-gpu-to-nvvm,convert-math-to-llvm,"
-            "convert-arith-to-llvm,convert-index-to-llvm,"
-            "reconcile-unrealized-casts,canonicalize),"
-            "gpu-module-to-binary{format=isa}";
-        return parsePassPipeline(p, pm, llvm::errs());
+        auto p = gpuCodegenPipeline(o.chip, o.libdevice);
+        if (!p)
+          return errorHandler(llvm::toString(p.takeError()));
+        return parsePassPipeline(*p, pm, llvm::errs());
       },
       [](function_ref<void(const detail::PassOptions &)> optHandler) {
         optHandler(GPUCodegenOptions());

@@ -52,6 +52,12 @@ std::string gpuLoopPassesPipeline(int64_t minParts = 16);
 /// Registers `lpc-gpu-codegen{chip=sm_90}`: non-GEMM functions to PTX
 /// kernels (lib/Conversion/GPUPipeline.cpp; the start of the CUDA back end).
 void registerGPUCodegenPipeline();
+/// The text of that pipeline for `chip`, or why it cannot run (an unknown
+/// chip, no libdevice).
+llvm::Expected<std::string> gpuCodegenPipeline(llvm::StringRef chip,
+                                               llvm::StringRef libdevice);
+/// CUDA's libdevice.10.bc that CMake found ("" if none).
+const char *defaultLibdevice();
 /// NN of an NVIDIA chip name "sm_NN" (or "sm_NNa", "sm_NNf"), or nullopt.
 std::optional<unsigned> parseSMVersion(llvm::StringRef chip);
 /// The first chip with FP8 conversion instructions (lpc-fp8-to-nvvm).
