@@ -208,7 +208,7 @@ std::vector<ProfileEntry> CompiledFunction::profile() const {
   return profileEntries;
 }
 
-static llvm::Expected<Slot> slotFor(Type type, DictionaryAttr attrs) {
+llvm::Expected<Slot> mlir::lpc::cpu::slotFor(Type type, DictionaryAttr attrs) {
   Slot s;
   auto t = dyn_cast<RankedTensorType>(type);
   std::optional<ref::DType> dt = t ? ref::dtypeOf(t.getElementType())

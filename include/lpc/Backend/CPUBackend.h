@@ -49,6 +49,10 @@ struct Slot {
   size_t byteSize() const;
 };
 
+/// The slot of an argument or result of type `type` (a static tensor of an
+/// lpc element type) with attributes `attrs` (may be null).
+llvm::Expected<Slot> slotFor(Type type, DictionaryAttr attrs);
+
 struct CompileOptions {
   /// Time every top-level op of the lowered function (lpc-profile-marks);
   /// read the figures with CompiledFunction::profile().

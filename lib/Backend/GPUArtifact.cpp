@@ -1,0 +1,498 @@
+//===- GPUArtifact.cpp - lpc functions -> CUDA artifact -------------------===//
+//
+// Runs lpc-gpu-codegen on a copy of each function, then reads what the host
+// function kept (see docs/cuda-artifact.md):
+//   memref.alloc / dealloc  -> buffers, placed in one arena by liveness
+//   views (cast, expand/collapse_shape, subview, reinterpret_cast, reshape)
+//                           -> (space, offset, sizes, strides), from the
+//                              static strided type of the view itself
+//   gpu.launch_func         -> launch (constant grid, block and scalars)
+//   func.call @lpc_rt_gemm_* (lpc-gemm-to-calls) -> gemm
+//   memref.copy             -> copy
+// Anything else with side effects is an error naming the op: the runtime
+// must never meet an op it does not know.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lpc/Backend/GPUArtifact.h"
+
+#include "lpc/Backend/CPUBackend.h"
+#include "lpc/Conversion/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace mlir;
+namespace json = llvm::json;
+namespace ref = mlir::lpc::ref;
+
+namespace {
+
+/// Buffers start at multiples of this many bytes (cuBLASLt wants 16, the
+/// driver's own allocations are 256-aligned).
+constexpr int64_t kBufferAlign = 256;
+
+const char *safetensorsName(ref::DType d) {
+  switch (d) {
+  case ref::DType::f32: return "F32";
+  case ref::DType::f16: return "F16";
+  case ref::DType::bf16: return "BF16";
+  case ref::DType::f8e4m3: return "F8_E4M3";
+  case ref::DType::f8e5m2: return "F8_E5M2";
+  case ref::DType::i32: return "I32";
+  case ref::DType::i64: return "I64";
+  case ref::DType::i1: return "BOOL";
+  }
+  return "?";
+}
+
+json::Object slotObject(const lpc::cpu::Slot &s) {
+  json::Array shape;
+  for (int64_t d : s.shape)
+    shape.push_back(d);
+  json::Object o{{"dtype", safetensorsName(s.dtype)},
+                 {"shape", std::move(shape)},
+                 {"state", s.state},
+                 {"name", s.name},
+                 {"input", s.input},
+                 {"metric", s.metric}};
+  if (s.init)
+    o["init"] = *s.init;
+  return o;
+}
+
+std::string locString(Location loc) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  loc.print(os);
+  return s;
+}
+
+class FunctionWriter {
+public:
+  FunctionWriter(func::FuncOp fn, unsigned numArgs)
+      : fn(fn), numArgs(numArgs) {}
+
+  llvm::Expected<json::Object> write(json::Array args, json::Array results);
+
+private:
+  struct Buffer {
+    int64_t bytes = 0;
+    int64_t first = 0, last = 0; // op indices where it is live
+    int64_t offset = 0;
+  };
+
+  llvm::Error fail(Operation *op, const llvm::Twine &msg) {
+    return llvm::createStringError(
+        "@" + fn.getName() + ": '" + op->getName().getStringRef() + "' at " +
+        locString(op->getLoc()) + ": " + msg);
+  }
+  llvm::Expected<json::Object> view(Value v, Operation *user);
+  llvm::Expected<json::Value> scalar(Value v, Operation *user);
+  llvm::Expected<json::Array> dims(gpu::KernelDim3 d, Operation *user);
+  llvm::Expected<json::Object> launch(gpu::LaunchFuncOp op);
+  llvm::Expected<json::Object> gemm(func::CallOp op);
+  llvm::Expected<unsigned> moduleIndex(StringRef name, Operation *user);
+  int64_t planArena();
+
+  func::FuncOp fn;
+  unsigned numArgs;
+  int64_t opIndex = 0;
+  llvm::DenseMap<Value, unsigned> bufferIds;
+  std::vector<Buffer> buffers;
+  llvm::StringMap<unsigned> moduleIds;
+  json::Array modules;
+};
+
+llvm::Expected<json::Object> FunctionWriter::view(Value v, Operation *user) {
+  // The layout is the first fully static strided type on the way to the
+  // root: a view's own type, or, for the dynamic casts the GEMM calls take,
+  // their source's.
+  MemRefType layout;
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  Value cur = v;
+  while (true) {
+    auto t = cast<MemRefType>(cur.getType());
+    if (!layout && t.hasStaticShape()) {
+      SmallVector<int64_t> st;
+      int64_t off;
+      if (succeeded(t.getStridesAndOffset(st, off)) &&
+          !ShapedType::isDynamic(off) &&
+          llvm::none_of(st, ShapedType::isDynamic)) {
+        layout = t;
+        strides = st;
+        offset = off;
+      }
+    }
+    if (isa<BlockArgument>(cur) || cur.getDefiningOp<memref::AllocOp>())
+      break;
+    Operation *def = cur.getDefiningOp();
+    // memref.reshape's result claims offset 0: right for an identity
+    // layout source only.
+    auto reshape = dyn_cast<memref::ReshapeOp>(def);
+    auto reshapeSource =
+        reshape ? dyn_cast<MemRefType>(reshape.getSource().getType())
+                : MemRefType();
+    if (reshape && (!reshapeSource || !reshapeSource.getLayout().isIdentity()))
+      return fail(user, "an operand is a memref.reshape of a strided view");
+    if (!isa<memref::CastOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
+             memref::SubViewOp, memref::ReinterpretCastOp,
+             memref::ReshapeOp>(def))
+      return fail(user, "an operand is a view made by '" +
+                            def->getName().getStringRef() +
+                            "', which the artifact cannot express");
+    cur = def->getOperand(0);
+  }
+  if (!layout)
+    return fail(user, "an operand has no static strided layout");
+  json::Object o;
+  if (auto ba = dyn_cast<BlockArgument>(cur)) {
+    unsigned i = ba.getArgNumber();
+    o["space"] = i < numArgs ? "arg" : "result";
+    o["index"] = int64_t(i < numArgs ? i : i - numArgs);
+  } else {
+    auto it = bufferIds.find(cur);
+    if (it == bufferIds.end())
+      return fail(user, "an operand's buffer is allocated after its use");
+    Buffer &b = buffers[it->second];
+    b.last = std::max(b.last, opIndex);
+    o["space"] = "buffer";
+    o["index"] = int64_t(it->second);
+  }
+  json::Array sizes, st;
+  for (int64_t d : layout.getShape())
+    sizes.push_back(d);
+  for (int64_t s : strides)
+    st.push_back(s);
+  o["offset"] = offset;
+  o["sizes"] = std::move(sizes);
+  o["strides"] = std::move(st);
+  o["elem_bytes"] = lpc::gpu::elementBytes(layout.getElementType());
+  return o;
+}
+
+llvm::Expected<json::Value> FunctionWriter::scalar(Value v, Operation *user) {
+  Attribute a;
+  if (!matchPattern(v, m_Constant(&a)))
+    return fail(user, "a scalar operand is not a constant");
+  if (auto i = dyn_cast<IntegerAttr>(a)) {
+    unsigned width = i.getType().isIndex() ? 64 : i.getType().getIntOrFloatBitWidth();
+    if (width == 64)
+      return json::Object{{"i64", i.getValue().getSExtValue()}};
+    if (width == 32)
+      return json::Object{{"i32", i.getValue().getSExtValue()}};
+  } else if (auto f = dyn_cast<FloatAttr>(a)) {
+    if (f.getType().isF32())
+      return json::Object{{"f32", f.getValueAsDouble()}};
+    if (f.getType().isF64())
+      return json::Object{{"f64", f.getValueAsDouble()}};
+  }
+  std::string type;
+  llvm::raw_string_ostream os(type);
+  v.getType().print(os);
+  return fail(user, "a scalar operand of type " + type +
+                        " is neither i32/i64/index nor f32/f64");
+}
+
+llvm::Expected<json::Array> FunctionWriter::dims(gpu::KernelDim3 d,
+                                                 Operation *user) {
+  json::Array a;
+  for (Value v : {d.x, d.y, d.z}) {
+    std::optional<int64_t> c = getConstantIntValue(v);
+    if (!c || *c <= 0 || *c > std::numeric_limits<uint32_t>::max())
+      return fail(user, "launch dimensions must be positive constants");
+    a.push_back(*c);
+  }
+  return a;
+}
+
+llvm::Expected<unsigned> FunctionWriter::moduleIndex(StringRef name,
+                                                     Operation *user) {
+  auto it = moduleIds.find(name);
+  if (it != moduleIds.end())
+    return it->second;
+  auto module = fn->getParentOfType<ModuleOp>();
+  auto bin = module.lookupSymbol<gpu::BinaryOp>(name);
+  if (!bin || bin.getObjects().size() != 1)
+    return fail(user, "no gpu.binary @" + name + " with one object");
+  auto obj = cast<gpu::ObjectAttr>(bin.getObjects()[0]);
+  if (obj.getFormat() != gpu::CompilationTarget::Assembly)
+    return fail(user, "gpu.binary @" + name + " does not hold PTX");
+  unsigned id = modules.size();
+  modules.push_back(json::Object{{"name", name}, {"ptx", obj.getObject().str()}});
+  moduleIds[name] = id;
+  return id;
+}
+
+llvm::Expected<json::Object> FunctionWriter::launch(gpu::LaunchFuncOp op) {
+  if (op.getAsyncToken() || !op.getAsyncDependencies().empty() ||
+      op.hasClusterSize())
+    return fail(op, "async and cluster launches are not supported");
+  auto module = moduleIndex(op.getKernelModuleName(), op);
+  if (!module)
+    return module.takeError();
+  auto grid = dims(op.getGridSizeOperandValues(), op);
+  if (!grid)
+    return grid.takeError();
+  auto block = dims(op.getBlockSizeOperandValues(), op);
+  if (!block)
+    return block.takeError();
+  int64_t shared = 0;
+  if (Value s = op.getDynamicSharedMemorySize()) {
+    std::optional<int64_t> c = getConstantIntValue(s);
+    if (!c)
+      return fail(op, "dynamic shared memory size is not a constant");
+    shared = *c;
+  }
+  json::Array params;
+  for (Value v : op.getKernelOperands()) {
+    if (isa<MemRefType>(v.getType())) {
+      auto vw = view(v, op);
+      if (!vw)
+        return vw.takeError();
+      params.push_back(json::Object{{"view", std::move(*vw)}});
+    } else {
+      auto s = scalar(v, op);
+      if (!s)
+        return s.takeError();
+      params.push_back(std::move(*s));
+    }
+  }
+  return json::Object{{"op", "launch"},
+                      {"module", int64_t(*module)},
+                      {"kernel", op.getKernelName().getValue()},
+                      {"grid", std::move(*grid)},
+                      {"block", std::move(*block)},
+                      {"shared_bytes", shared},
+                      {"params", std::move(params)}};
+}
+
+llvm::Expected<json::Object> FunctionWriter::gemm(func::CallOp op) {
+  struct Kind {
+    StringRef callee;
+    const char *a, *b, *c;
+  };
+  static const Kind kinds[] = {
+      {"lpc_rt_gemm_f32", "F32", "F32", "F32"},
+      {"lpc_rt_gemm_bf16", "BF16", "BF16", "F32"},
+      {"lpc_rt_gemm_f16", "F16", "F16", "F32"},
+      {"lpc_rt_gemm_bf16_bf16", "BF16", "BF16", "BF16"},
+  };
+  const Kind *kind = nullptr;
+  for (const Kind &k : kinds)
+    if (op.getCallee() == k.callee)
+      kind = &k;
+  if (!kind || op.getNumOperands() != 6)
+    return fail(op, "a call to @" + op.getCallee() +
+                        ", which is not a GEMM of the artifact");
+  json::Object o{{"op", "gemm"},
+                 {"a_type", kind->a},
+                 {"b_type", kind->b},
+                 {"c_type", kind->c}};
+  const char *viewKeys[] = {"a", "b", "c"};
+  for (int i = 0; i < 3; ++i) {
+    auto v = view(op.getOperand(i), op);
+    if (!v)
+      return v.takeError();
+    o[viewKeys[i]] = std::move(*v);
+  }
+  const char *flagKeys[] = {"trans_a", "trans_b", "broadcast_b"};
+  for (int i = 0; i < 3; ++i) {
+    std::optional<int64_t> c = getConstantIntValue(op.getOperand(3 + i));
+    if (!c)
+      return fail(op, "GEMM flags must be constants");
+    o[flagKeys[i]] = *c != 0;
+  }
+  return o;
+}
+
+/// Offsets in one arena: largest buffers first, each at the lowest aligned
+/// offset free of every placed buffer whose live range meets its own. Ops
+/// run in order on one stream, so a buffer may reuse bytes freed earlier.
+int64_t FunctionWriter::planArena() {
+  std::vector<unsigned> order(buffers.size());
+  for (unsigned i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](unsigned a, unsigned b) {
+    return buffers[a].bytes > buffers[b].bytes;
+  });
+  std::vector<unsigned> placed;
+  int64_t arena = 0;
+  for (unsigned i : order) {
+    Buffer &b = buffers[i];
+    std::vector<const Buffer *> live;
+    for (unsigned j : placed) {
+      const Buffer &p = buffers[j];
+      if (!(p.last < b.first || b.last < p.first))
+        live.push_back(&p);
+    }
+    std::sort(live.begin(), live.end(), [](const Buffer *x, const Buffer *y) {
+      return x->offset < y->offset;
+    });
+    int64_t off = 0;
+    for (const Buffer *p : live) {
+      if (off + b.bytes <= p->offset)
+        break;
+      off = std::max(off, int64_t(llvm::alignTo(p->offset + p->bytes,
+                                                kBufferAlign)));
+    }
+    b.offset = off;
+    arena = std::max(arena, off + b.bytes);
+    placed.push_back(i);
+  }
+  return llvm::alignTo(arena, kBufferAlign);
+}
+
+llvm::Expected<json::Object> FunctionWriter::write(json::Array args,
+                                                   json::Array results) {
+  if (!fn.getBody().hasOneBlock())
+    return llvm::createStringError("@" + fn.getName() +
+                                   ": the host function has control flow");
+  json::Array ops;
+  for (Operation &op : fn.getBody().front()) {
+    ++opIndex;
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      MemRefType t = alloc.getType();
+      if (!t.hasStaticShape() || !t.getLayout().isIdentity())
+        return fail(&op, "allocations must be static and row-major");
+      bufferIds[alloc.getResult()] = buffers.size();
+      Buffer b;
+      b.bytes = std::max<int64_t>(
+          1, t.getNumElements() * lpc::gpu::elementBytes(t.getElementType()));
+      b.first = b.last = opIndex;
+      buffers.push_back(b);
+    } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      // Liveness ends at the last launch, GEMM or copy that uses the
+      // buffer (bufferization frees late, often at the end).
+      if (!bufferIds.count(dealloc.getMemref()))
+        return fail(&op, "frees something that is not an allocation");
+    } else if (auto l = dyn_cast<gpu::LaunchFuncOp>(op)) {
+      auto o = launch(l);
+      if (!o)
+        return o.takeError();
+      ops.push_back(std::move(*o));
+    } else if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto o = gemm(call);
+      if (!o)
+        return o.takeError();
+      ops.push_back(std::move(*o));
+    } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      auto src = view(copy.getSource(), &op);
+      if (!src)
+        return src.takeError();
+      auto dst = view(copy.getTarget(), &op);
+      if (!dst)
+        return dst.takeError();
+      ops.push_back(json::Object{
+          {"op", "copy"}, {"src", std::move(*src)}, {"dst", std::move(*dst)}});
+    } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      if (ret.getNumOperands())
+        return fail(&op, "results must be out-parameters");
+    } else if (!isMemoryEffectFree(&op) && !isa<memref::ReshapeOp>(op)) {
+      return fail(&op, "the artifact has no counterpart of this host op");
+    }
+    // Constants and views are read where they are used.
+  }
+  // A buffer is live from its allocation to its last use.
+  int64_t arena = planArena();
+  json::Array bufs;
+  for (const Buffer &b : buffers)
+    bufs.push_back(json::Object{{"offset", b.offset}, {"bytes", b.bytes}});
+  return json::Object{{"name", fn.getName()},
+                      {"args", std::move(args)},
+                      {"results", std::move(results)},
+                      {"arena_bytes", arena},
+                      {"buffers", std::move(bufs)},
+                      {"modules", std::move(modules)},
+                      {"ops", std::move(ops)}};
+}
+
+} // namespace
+
+int64_t mlir::lpc::gpu::elementBytes(Type t) {
+  if (t.isIndex())
+    return 8;
+  return std::max<int64_t>(1, (t.getIntOrFloatBitWidth() + 7) / 8);
+}
+
+llvm::Expected<json::Object>
+mlir::lpc::gpu::functionEntry(func::FuncOp lowered, unsigned numArgs,
+                              json::Array args, json::Array results) {
+  return FunctionWriter(lowered, numArgs).write(std::move(args),
+                                                std::move(results));
+}
+
+llvm::Expected<std::string>
+mlir::lpc::gpu::compileArtifact(ModuleOp module, ArrayRef<std::string> names,
+                                const ArtifactOptions &options) {
+  auto pipeline = gpuCodegenPipeline(
+      options.chip,
+      options.libdevice.empty() ? defaultLibdevice() : options.libdevice);
+  if (!pipeline)
+    return pipeline.takeError();
+  json::Array functions;
+  for (const std::string &name : names) {
+    auto src = module.lookupSymbol<func::FuncOp>(name);
+    if (!src)
+      return llvm::createStringError("no function @" + name);
+    json::Array args, results;
+    for (unsigned i = 0; i < src.getNumArguments(); ++i) {
+      auto s = cpu::slotFor(src.getArgumentTypes()[i], src.getArgAttrDict(i));
+      if (!s)
+        return s.takeError();
+      args.push_back(slotObject(*s));
+    }
+    for (unsigned i = 0; i < src.getNumResults(); ++i) {
+      auto s = cpu::slotFor(src.getResultTypes()[i], src.getResultAttrDict(i));
+      if (!s)
+        return s.takeError();
+      results.push_back(slotObject(*s));
+    }
+    // Codegen on a copy that holds only this function.
+    OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone());
+    for (auto f : llvm::make_early_inc_range(copy->getOps<func::FuncOp>()))
+      if (f.getSymName() != name)
+        f.erase();
+    std::string diags;
+    {
+      ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+        llvm::raw_string_ostream os(diags);
+        os << locString(d.getLocation()) << ": " << d << "\n";
+        return success();
+      });
+      PassManager pm(module.getContext());
+      if (failed(parsePassPipeline(*pipeline, pm, llvm::errs())))
+        return llvm::createStringError("the GPU pipeline does not parse");
+      if (failed(pm.run(*copy)))
+        return llvm::createStringError("GPU codegen of @" + name +
+                                       " failed:\n" + diags);
+    }
+    auto fn = copy->lookupSymbol<func::FuncOp>(name);
+    auto entry = functionEntry(fn, src.getNumArguments(), std::move(args),
+                               std::move(results));
+    if (!entry)
+      return entry.takeError();
+    functions.push_back(std::move(*entry));
+  }
+  json::Object root{{"format", "lpc-cuda-artifact"},
+                    {"version", 1},
+                    {"chip", options.chip},
+                    {"producer", "lpc (LLVM " LLVM_VERSION_STRING ")"},
+                    {"functions", std::move(functions)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << json::Value(std::move(root)) << "\n";
+  return text;
+}
