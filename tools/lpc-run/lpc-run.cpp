@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lpc/Backend/CPUBackend.h"
+#include "lpc/Backend/GPUArtifact.h"
 #include "lpc/Conversion/Passes.h"
 #include "lpc/Dialect/LpcDialect.h"
 #include "lpc/Dialect/LpcOps.h"
@@ -20,6 +21,7 @@
 #include "lpc/Reference/Evaluator.h"
 #include "lpc/Runtime/BatchIterator.h"
 #include "lpc/Runtime/Data.h"
+#include "lpc/Runtime/File.h"
 #include "lpc/Runtime/Gemm.h"
 #include "lpc/Runtime/Metrics.h"
 #include "lpc/Runtime/Safetensors.h"
@@ -29,6 +31,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -134,11 +137,70 @@ static cl::opt<int64_t> cpuThreads(
     cl::desc("CPU threads for the GEMMs and the large loops (0: "
              "OMP_NUM_THREADS, else every CPU of the affinity mask)"),
     cl::init(0), cl::cat(cat));
+static cl::opt<std::string> device(
+    "device",
+    cl::desc("cpu (the host JIT) | cuda (PTX kernels + cuBLASLt on an "
+             "NVIDIA GPU through runtime/cuda)"),
+    cl::init("cpu"), cl::cat(cat));
+static cl::opt<std::string> gpuArch(
+    "gpu-arch", cl::desc("with --device=cuda: the GPU to compile for (sm_80, "
+                         "sm_89, sm_90)"),
+    cl::init("sm_90"), cl::cat(cat));
+static cl::opt<std::string> emitArtifact(
+    "emit-artifact",
+    cl::desc("with --device=cuda: write the compiled artifact (PTX, launch "
+             "schedule, buffer plan, state layout; docs/cuda-artifact.md) "
+             "to this file and stop; needs no GPU"),
+    cl::init(""), cl::cat(cat));
 static cl::opt<int64_t> synthExamples("synthetic-examples",
                                       cl::desc("examples of synthetic data"),
                                       cl::init(8192), cl::cat(cat));
 
 namespace {
+
+/// A compiled function as the training loop uses it, whatever runs it: one
+/// contiguous row-major host buffer per argument and per result.
+class StepFunction {
+public:
+  virtual ~StepFunction() = default;
+  virtual const std::vector<cpu::Slot> &args() const = 0;
+  virtual const std::vector<cpu::Slot> &results() const = 0;
+  virtual llvm::Error run(llvm::ArrayRef<const void *> args,
+                          llvm::ArrayRef<void *> results) = 0;
+  virtual bool cached() const { return false; }
+  /// Where it runs, for the start-up line.
+  virtual std::string deviceName() const = 0;
+};
+
+class CPUStep : public StepFunction {
+public:
+  explicit CPUStep(std::unique_ptr<cpu::CompiledFunction> f)
+      : f(std::move(f)) {}
+  const std::vector<cpu::Slot> &args() const override { return f->args(); }
+  const std::vector<cpu::Slot> &results() const override {
+    return f->results();
+  }
+  llvm::Error run(llvm::ArrayRef<const void *> args,
+                  llvm::ArrayRef<void *> results) override {
+    return f->run(args, results);
+  }
+  bool cached() const override { return f->cached(); }
+  std::string deviceName() const override { return "cpu"; }
+
+private:
+  std::unique_ptr<cpu::CompiledFunction> f;
+};
+
+#ifndef LPC_HAVE_CUDA_RUNTIME
+/// Without runtime/cuda (no CUDA toolkit when lpc was configured).
+bool openCudaSteps(const std::string &, llvm::ArrayRef<std::string>,
+                   std::unique_ptr<StepFunction> &,
+                   std::unique_ptr<StepFunction> &, std::string &why) {
+  why = "this lpc-run was built without the CUDA runtime (configure lpc "
+        "with the CUDA toolkit installed)";
+  return false;
+}
+#endif
 
 int fail(const llvm::Twine &msg) {
   llvm::errs() << "lpc-run: error: " << msg << "\n";
@@ -302,6 +364,10 @@ int main(int argc, char **argv) {
     return fail("--cpu-threads must be between 0 and 4096, got " +
                 llvm::Twine(cpuThreads.getValue()));
   ::lpc::rt::setGemmThreads(static_cast<int>(cpuThreads));
+  if (device != "cpu" && device != "cuda")
+    return fail("--device must be cpu or cuda, got '" + device + "'");
+  if (!emitArtifact.empty() && device != "cuda")
+    return fail("--emit-artifact needs --device=cuda");
   if (optimizer != "adamw" && optimizer != "sgd")
     return fail("--optimizer must be adamw or sgd, got '" + optimizer + "'");
   if (mixedPrecision != "no" && mixedPrecision != "fp16" &&
@@ -312,6 +378,8 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  // --device=cuda: gpu-module-to-binary translates kernels to LLVM IR.
+  registerAllToLLVMIRTranslations(registry);
   registry.insert<mlpc::LpcDialect>();
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
@@ -451,30 +519,61 @@ int main(int argc, char **argv) {
       return fail("building the train step failed (pipeline: " + pipeline +
                   ")");
   }
-  cpu::CompileOptions copts;
-  if (!cacheDir.empty())
-    copts.cacheDir = cacheDir == "off" ? std::string() : cacheDir.getValue();
-  auto stepFn =
-      cpu::CompiledFunction::compile(*module, model + "_train_step", copts);
-  if (!stepFn)
-    return fail(llvm::toString(stepFn.takeError()));
-  auto evalFn = cpu::CompiledFunction::compile(*module, model + "_eval", copts);
-  if (!evalFn)
-    return fail(llvm::toString(evalFn.takeError()));
+  std::unique_ptr<StepFunction> stepFn, evalFn;
+  std::string names[] = {model + "_train_step", model + "_eval"};
+  bool fromCache = false;
+  if (device == "cpu") {
+    cpu::CompileOptions copts;
+    if (!cacheDir.empty())
+      copts.cacheDir = cacheDir == "off" ? std::string() : cacheDir.getValue();
+    for (int i = 0; i < 2; ++i) {
+      auto f = cpu::CompiledFunction::compile(*module, names[i], copts);
+      if (!f)
+        return fail(llvm::toString(f.takeError()));
+      (i == 0 ? stepFn : evalFn) = std::make_unique<CPUStep>(std::move(*f));
+    }
+    fromCache = stepFn->cached() && evalFn->cached();
+  } else {
+    mlpc::gpu::ArtifactOptions ao;
+    ao.chip = gpuArch;
+    auto art = mlpc::gpu::compileArtifact(*module, names, ao);
+    if (!art)
+      return fail("--device=cuda: " + llvm::toString(art.takeError()));
+    if (!emitArtifact.empty()) {
+      if (rt::Error e = rt::writeFileAtomic(emitArtifact, art->data(),
+                                            art->size()))
+        return fail(e.message());
+      llvm::errs() << llvm::formatv(
+          "lpc-run: compiled @{0}_train_step and @{0}_eval ({1} precision) "
+          "for {2} in {3:f2} s; wrote {4} ({5} KiB)\n",
+          model, mixedPrecision.getValue(), gpuArch.getValue(),
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - tc)
+              .count(),
+          emitArtifact.getValue(), art->size() >> 10);
+      return 0;
+    }
+    std::string why;
+    if (!openCudaSteps(*art, names, stepFn, evalFn, why)) {
+      // Exit 2 like lpc-cuda-check: no usable GPU (or driver) here.
+      fail("--device=cuda: " + why);
+      return 2;
+    }
+  }
   double compileSecs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - tc)
           .count();
   llvm::errs() << llvm::formatv(
       "lpc-run: compiled @{0}_train_step and @{0}_eval ({1} precision) in "
-      "{2:f2} s{3}; {4} threads\n",
+      "{2:f2} s{3}; {4}\n",
       model, mixedPrecision.getValue(), compileSecs,
-      (*stepFn)->cached() && (*evalFn)->cached() ? " (from the compile cache)"
-                                                 : "",
-      ::lpc::rt::gemmThreads());
+      fromCache ? " (from the compile cache)" : "",
+      device == "cpu"
+          ? llvm::formatv("{0} threads", ::lpc::rt::gemmThreads()).str()
+          : stepFn->deviceName());
 
   // State: one buffer per state argument, keyed "state/name".
-  const auto &args = (*stepFn)->args();
-  const auto &results = (*stepFn)->results();
+  const auto &args = stepFn->args();
+  const auto &results = stepFn->results();
   std::map<std::string, std::vector<uint8_t>> state;
   std::map<std::string, const cpu::Slot *> stateSlot;
   std::map<std::string, mlpc::ParamOp> params;
@@ -589,8 +688,8 @@ int main(int argc, char **argv) {
 
   // Evaluation: mean loss and accuracy over the held-out data.
   auto evaluate = [&](double &lossOut, double &accOut) -> bool {
-    const auto &eargs = (*evalFn)->args();
-    const auto &eres = (*evalFn)->results();
+    const auto &eargs = evalFn->args();
+    const auto &eres = evalFn->results();
     std::vector<std::vector<uint8_t>> out(eres.size());
     for (size_t r = 0; r < eres.size(); ++r)
       out[r].assign(eres[r].byteSize() + 1, 0);
@@ -604,7 +703,7 @@ int main(int argc, char **argv) {
     double lossSum = 0, correct = 0, count = 0, lossRows = 0;
     int64_t nb = 0;
     auto runOne = [&](int64_t real) -> bool {
-      if (llvm::Error e = (*evalFn)->run(ap, rp)) {
+      if (llvm::Error e = evalFn->run(ap, rp)) {
         fail("eval: " + llvm::toString(std::move(e)));
         return false;
       }
@@ -705,7 +804,7 @@ int main(int argc, char **argv) {
     std::vector<void *> rp;
     for (auto &o : out)
       rp.push_back(o.data());
-    if (llvm::Error e = (*stepFn)->run(ap, rp))
+    if (llvm::Error e = stepFn->run(ap, rp))
       return fail("step " + std::to_string(step) + ": " +
                   llvm::toString(std::move(e)));
     rt::JsonObject rec;
