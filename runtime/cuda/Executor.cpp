@@ -2,7 +2,9 @@
 
 #include "lpc/Runtime/CudaArtifact.h"
 
+#include <algorithm>
 #include <cstring>
+#include <tuple>
 
 namespace lpc {
 namespace rt {
