@@ -395,6 +395,16 @@ Error Device::copyToHost(void *dst, CUdeviceptr src, size_t bytes) {
   return synchronize();
 }
 
+Error Device::copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src,
+                                 size_t bytes) {
+  if (!bytes)
+    return Error::success();
+  if (Error e = makeCurrent())
+    return e;
+  return driver_->check(driver_->api().memcpyDtoDAsync(dst, src, bytes, stream_),
+                        "cuMemcpyDtoDAsync");
+}
+
 Error Device::memset(CUdeviceptr dst, uint8_t value, size_t bytes) {
   if (Error e = makeCurrent())
     return e;

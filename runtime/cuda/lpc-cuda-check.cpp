@@ -8,15 +8,21 @@
 //   lpc-cuda-check --gemm-bench[=MxNxK,...] [--bench-precisions=P,...]
 //                  [--bench-iters=N]   cuBLASLt GEMM timings in TFLOP/s
 //   lpc-cuda-check --print-test-ptx    the PTX test kernel (no GPU needed)
+//   lpc-cuda-check --artifact=FILE     loads and validates a CUDA artifact
+//                                        (docs/cuda-artifact.md) and
+//                                        summarizes it (no GPU needed)
+//   lpc-cuda-check --print-test-artifact  the fake-driver test artifact
 //   --device=N                         the device to test (default 0)
 //
-// Exit codes: 0 all good; 1 a check failed or something broke; 2 no NVIDIA
+// Exit codes: 0 all good; 1 a check failed, an artifact is invalid, or
+// something broke; 2 no NVIDIA
 // driver or no GPU (one line saying which; ctest's SKIP_RETURN_CODE for GPU
 // tests); 64 bad usage. Needs only the runtime, never LLVM/MLIR.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lpc/Runtime/CudaAllocator.h"
+#include "lpc/Runtime/CudaArtifact.h"
 #include "lpc/Runtime/CudaDriver.h"
 #include "lpc/Runtime/CudaGemm.h"
 #include "lpc/Runtime/Random.h"
@@ -30,6 +36,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,6 +52,7 @@ const char kUsage[] =
     "usage: lpc-cuda-check [--driver-selftest] [--gemm-selftest]\n"
     "                      [--gemm-bench[=MxNxK,...]] [--bench-precisions=P,...]\n"
     "                      [--bench-iters=N] [--device=N] [--print-test-ptx]\n"
+    "       lpc-cuda-check --artifact=FILE | --print-test-artifact\n"
     "bench precisions: bf16 f16 tf32 f32 fp8 fp8-fast fp8-e5m2 "
     "(default bf16,fp8-fast,fp8)\n"
     "exit: 0 ok, 1 failed, 2 no NVIDIA driver or GPU, 64 usage\n";
@@ -586,6 +595,65 @@ int gemmBench(Device &dev, const Options &opt) {
   return status;
 }
 
+//===----------------------------------------------------------------------===//
+// Artifacts
+//===----------------------------------------------------------------------===//
+
+/// "640 bytes" below a MiB, else "12.5 MiB".
+std::string bytesText(size_t bytes) {
+  return bytes < (size_t(1) << 20) ? std::to_string(bytes) + " bytes" : mib(bytes);
+}
+
+/// "3 x a, 1 x b" of counted names, in name order.
+std::string counts(const std::map<std::string, int> &m) {
+  std::string out;
+  for (const auto &kv : m)
+    out += (out.empty() ? "" : ", ") + std::to_string(kv.second) + " x " + kv.first;
+  return out.empty() ? "none" : out;
+}
+
+/// Loads, validates and summarizes an artifact in one paragraph.
+int checkArtifact(const std::string &path) {
+  Expected<Artifact> art = loadArtifact(path);
+  if (!art) {
+    std::fprintf(stderr, "lpc-cuda-check: %s\n", art.error().message().c_str());
+    return kExitFailed;
+  }
+  std::printf("%s: valid lpc CUDA artifact v%d for %s%s%s, %zu function(s).\n", path.c_str(),
+              kArtifactVersion, art->chip.c_str(), art->producer.empty() ? "" : " by ",
+              art->producer.c_str(), art->functions.size());
+  for (const ArtifactFunction &f : art->functions) {
+    size_t launches = 0, gemms = 0, copies = 0;
+    std::set<std::string> kernels;
+    std::map<std::string, int> gemmTypes;
+    for (const ArtifactOp &op : f.ops) {
+      if (const LaunchOp *l = std::get_if<LaunchOp>(&op)) {
+        ++launches;
+        kernels.insert(l->kernel);
+      } else if (const GemmOp *g = std::get_if<GemmOp>(&op)) {
+        ++gemms;
+        std::string t = std::string(dtypeName(g->aType)) + "x" + dtypeName(g->bType) + "->" +
+                        dtypeName(g->cType);
+        ++gemmTypes[t];
+      } else {
+        ++copies;
+      }
+    }
+    size_t argBytes = 0, resultBytes = 0;
+    for (const ArtifactSlot &s : f.args)
+      argBytes += s.byteSize();
+    for (const ArtifactSlot &s : f.results)
+      resultBytes += s.byteSize();
+    std::printf("  %s: %zu args (%s), %zu results (%s); %zu ops: %zu launches of %zu kernels "
+                "in %zu modules, %zu GEMMs (%s), %zu copies; arena %s in %zu buffers.\n",
+                f.name.c_str(), f.args.size(), bytesText(argBytes).c_str(), f.results.size(),
+                bytesText(resultBytes).c_str(), f.ops.size(), launches, kernels.size(),
+                f.modules.size(), gemms, counts(gemmTypes).c_str(), copies,
+                bytesText(size_t(f.arenaBytes)).c_str(), f.buffers.size());
+  }
+  return kExitOk;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -602,6 +670,12 @@ int main(int argc, char **argv) {
     } else if (arg == "--print-test-ptx") {
       std::printf("%s", kTestPtx);
       return kExitOk;
+    } else if (arg == "--print-test-artifact") {
+      std::printf("%s", testArtifactJson().c_str());
+      return kExitOk;
+    } else if (const char *v = value("--artifact=")) {
+      // Needs no driver: a machine without a GPU can check what it will run.
+      return checkArtifact(v);
     } else if (arg == "--driver-selftest") {
       opt.driverSelftest = true;
     } else if (arg == "--gemm-selftest") {

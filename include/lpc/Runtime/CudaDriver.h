@@ -70,6 +70,7 @@ class CachingAllocator;
   X(memGetInfo, cuMemGetInfo, 3020)                                            \
   X(memcpyHtoDAsync, cuMemcpyHtoDAsync, 3020)                                  \
   X(memcpyDtoHAsync, cuMemcpyDtoHAsync, 3020)                                  \
+  X(memcpyDtoDAsync, cuMemcpyDtoDAsync, 3020)                                  \
   X(memsetD8Async, cuMemsetD8Async, 3020)                                      \
   X(moduleLoadDataEx, cuModuleLoadDataEx, 2010)                                \
   X(moduleUnload, cuModuleUnload, 2000)                                        \
@@ -218,6 +219,8 @@ public:
   Error copyToDevice(CUdeviceptr dst, const void *src, size_t bytes);
   /// Device -> host, ordered on the stream; waits for the copy.
   Error copyToHost(void *dst, CUdeviceptr src, size_t bytes);
+  /// Device -> device, ordered on the stream (capturable in a graph).
+  Error copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
   Error memset(CUdeviceptr dst, uint8_t value, size_t bytes);
   /// Waits for everything queued on the stream.
   Error synchronize();

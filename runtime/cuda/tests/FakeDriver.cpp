@@ -2,22 +2,35 @@
 //
 // Exports cuGetProcAddress_v2 and, through it, the driver entry points the
 // runtime resolves, implemented on host memory: a "device" pointer is a
-// malloc'ed address, copies are memcpy, and the one kernel it knows,
-// lpc_test_axpy (runtime/cuda/TestKernels.h), runs on the CPU. Stream capture
-// records launches and graphs replay them. The JIT "fails" on kBrokenPtx's
+// malloc'ed address, copies are memcpy, and kernels run on the CPU. The fake
+// JIT "compiles" PTX whose every `.entry` is in its table of host
+// implementations (lpc_test_axpy of runtime/cuda/TestKernels.h and the
+// fake-only kernels there), declared with exactly the parameters the host
+// implementation reads (PtxScan.h). Launches check what a real GPU would
+// only fault on: every pointer and view lies in a live allocation, and for
+// the fake-only kernels the parameter array ends with a null right after
+// the declared parameters (a count check). Stream capture records launches
+// and device copies; graphs replay them. The JIT "fails" on kBrokenPtx's
 // bogus instruction with a ptxas-like log. This lets the Device / Module /
-// Graph / StreamTimer code and lpc-cuda-check --driver-selftest run in the
-// normal test run; the real driver is exercised by the same code on a GPU.
+// Graph / StreamTimer / CudaFunction code and lpc-cuda-check
+// --driver-selftest run in the normal test run; the real driver is
+// exercised by the same code on a GPU.
 
 #include "lpc/Runtime/CudaDriver.h" // the entry point list
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+#include "../PtxScan.h"
+
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -25,28 +38,226 @@
 namespace {
 
 CUcontext const kContext = reinterpret_cast<CUcontext>(uintptr_t(0xC0A7E47));
-CUfunction const kAxpy = reinterpret_cast<CUfunction>(uintptr_t(0xA8B1));
 
-struct Launch {
-  CUdeviceptr x, y;
-  float a;
-  unsigned n;
-};
+// Work queued on a stream: run at once, or recorded while capturing and run
+// by every launch of the graph.
+using Work = std::function<void()>;
 struct Stream {
   bool capturing = false;
-  std::vector<Launch> captured;
+  std::vector<Work> captured;
 };
 struct Graph {
-  std::vector<Launch> launches;
+  std::vector<Work> work;
 };
 
 std::map<CUdeviceptr, size_t> gAllocations;
 
-void runAxpy(const Launch &l) {
-  float *x = reinterpret_cast<float *>(uintptr_t(l.x));
-  float *y = reinterpret_cast<float *>(uintptr_t(l.y));
-  for (unsigned i = 0; i < l.n; ++i)
-    y[i] = l.a * x[i] + y[i];
+// What the last failed call found wrong, for cuGetErrorString: tests see
+// "cuLaunchKernel failed: CUDA_ERROR_ILLEGAL_ADDRESS (fake: ...)".
+CUresult gLastResult = CUDA_SUCCESS;
+std::string gLastError;
+
+CUresult failWith(CUresult r, std::string why) {
+  gLastResult = r;
+  gLastError = "fake: " + std::move(why);
+  return r;
+}
+
+std::string hex(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof(b), "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+/// Bytes [p, p + bytes) lie in one live allocation.
+bool inAllocation(uint64_t p, uint64_t bytes) {
+  auto it = gAllocations.upper_bound(CUdeviceptr(p));
+  if (it == gAllocations.begin())
+    return false;
+  --it;
+  return p >= it->first && p - it->first <= it->second && bytes <= it->second - (p - it->first);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels: host implementations of the kernels the fake JIT "compiles"
+//===----------------------------------------------------------------------===//
+
+/// An f32 memref view as MLIR's expanded descriptor passes it.
+struct View {
+  float *base = nullptr;
+  int64_t offset = 0;
+  std::vector<int64_t> sizes, strides;
+  float &at(int64_t i) const { return base[offset + i * strides[0]]; }
+  float &at(int64_t i, int64_t j) const { return base[offset + i * strides[0] + j * strides[1]]; }
+};
+
+/// One decoded parameter.
+struct Arg {
+  View view;
+  CUdeviceptr ptr = 0;
+  int64_t i = 0;
+  double f = 0;
+};
+
+/// A kernel the fake knows. `signature`, one token per logical parameter:
+/// V<rank> an f32 memref view (3 + 2 * rank kernel parameters), p a raw
+/// pointer, f f32, d f64, l i64, i i32/u32. `terminated`: the caller must
+/// end the parameter array with a null, which the fake checks to catch a
+/// wrong parameter count (the real driver ignores the extra entry).
+struct Kernel {
+  const char *name;
+  const char *signature;
+  bool terminated;
+  void (*run)(const std::vector<Arg> &args, uint64_t threads);
+};
+
+void runAxpy(const std::vector<Arg> &a, uint64_t threads) {
+  float *x = reinterpret_cast<float *>(uintptr_t(a[0].ptr));
+  float *y = reinterpret_cast<float *>(uintptr_t(a[1].ptr));
+  float alpha = float(a[2].f);
+  uint64_t n = uint64_t(a[3].i);
+  for (uint64_t i = 0; i < n && i < threads; ++i)
+    y[i] = alpha * x[i] + y[i];
+}
+
+// y = a * x + b over two 2-D views of the same sizes.
+void runAffine2d(const std::vector<Arg> &a, uint64_t) {
+  const View &x = a[0].view, &y = a[1].view;
+  for (int64_t i = 0; i < y.sizes[0]; ++i)
+    for (int64_t j = 0; j < y.sizes[1]; ++j)
+      y.at(i, j) = float(a[2].f) * x.at(i, j) + float(a[3].f);
+}
+
+// out[i] = start + i * num / den: one parameter of each scalar kind.
+void runRamp(const std::vector<Arg> &a, uint64_t) {
+  const View &out = a[0].view;
+  for (int64_t i = 0; i < out.sizes[0]; ++i)
+    out.at(i) = float(a[1].f + double(i) * double(a[2].i) / double(a[3].i));
+}
+
+const Kernel kKernels[] = {
+    {"lpc_test_axpy", "p p f i", false, runAxpy},
+    {"lpc_fake_affine_2d", "V2 V2 f f", true, runAffine2d},
+    {"lpc_fake_ramp", "V1 d l i", true, runRamp},
+};
+
+const Kernel *findKernel(const std::string &name) {
+  for (const Kernel &k : kKernels)
+    if (name == k.name)
+      return &k;
+  return nullptr;
+}
+
+std::vector<std::string> tokens(const char *signature) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (const char *c = signature;; ++c) {
+    if (*c == ' ' || !*c) {
+      if (!cur.empty())
+        out.push_back(cur);
+      cur.clear();
+      if (!*c)
+        return out;
+    } else {
+      cur += *c;
+    }
+  }
+}
+
+/// The kernel parameter sizes (bytes) a signature stands for.
+std::vector<unsigned> paramLayout(const Kernel &k) {
+  std::vector<unsigned> sizes;
+  for (const std::string &t : tokens(k.signature)) {
+    if (t[0] == 'V') {
+      int rank = std::atoi(t.c_str() + 1);
+      sizes.insert(sizes.end(), size_t(3 + 2 * rank), 8);
+    } else {
+      sizes.push_back(t == "f" || t == "i" ? 4 : 8);
+    }
+  }
+  return sizes;
+}
+
+/// Decodes and checks the parameters of one launch; a failure says why.
+CUresult decodeArgs(const Kernel &k, void **params, std::vector<Arg> &args) {
+  size_t slot = 0;
+  auto next = [&](void *out, size_t bytes) { std::memcpy(out, params[slot++], bytes); };
+  for (const std::string &t : tokens(k.signature)) {
+    Arg a;
+    std::string where = std::string(k.name) + " param " + std::to_string(slot);
+    if (t[0] == 'V') {
+      size_t rank = size_t(std::atoi(t.c_str() + 1));
+      CUdeviceptr allocated = 0, aligned = 0;
+      next(&allocated, 8);
+      next(&aligned, 8);
+      next(&a.view.offset, 8);
+      a.view.sizes.resize(rank);
+      a.view.strides.resize(rank);
+      for (int64_t &s : a.view.sizes)
+        next(&s, 8);
+      for (int64_t &s : a.view.strides)
+        next(&s, 8);
+      if (allocated != aligned)
+        return failWith(CUDA_ERROR_INVALID_VALUE, where + ": allocated " + hex(allocated) +
+                                                      " != aligned " + hex(aligned));
+      // The extreme elements must lie in the allocation the base is in.
+      int64_t lo = a.view.offset, hi = a.view.offset;
+      bool empty = false;
+      for (size_t d = 0; d < rank; ++d) {
+        if (a.view.sizes[d] <= 0)
+          empty = a.view.sizes[d] == 0 || empty;
+        else if (a.view.strides[d] < 0)
+          lo += (a.view.sizes[d] - 1) * a.view.strides[d];
+        else
+          hi += (a.view.sizes[d] - 1) * a.view.strides[d];
+      }
+      if (!inAllocation(aligned, 0))
+        return failWith(CUDA_ERROR_ILLEGAL_ADDRESS,
+                        where + ": pointer " + hex(aligned) + " is in no live allocation");
+      if (!empty && (lo < 0 || !inAllocation(aligned + uint64_t(lo) * 4,
+                                              uint64_t(hi - lo + 1) * 4)))
+        return failWith(CUDA_ERROR_ILLEGAL_ADDRESS,
+                        where + ": view elements [" + std::to_string(lo) + ", " +
+                            std::to_string(hi) + "] leave the allocation at " + hex(aligned));
+      a.view.base = reinterpret_cast<float *>(uintptr_t(aligned));
+    } else if (t == "p") {
+      next(&a.ptr, 8);
+      if (!inAllocation(a.ptr, 0))
+        return failWith(CUDA_ERROR_ILLEGAL_ADDRESS,
+                        where + ": pointer " + hex(a.ptr) + " is in no live allocation");
+    } else if (t == "f") {
+      float f = 0;
+      next(&f, 4);
+      a.f = f;
+    } else if (t == "d") {
+      next(&a.f, 8);
+    } else if (t == "l") {
+      next(&a.i, 8);
+    } else {
+      uint32_t u = 0;
+      next(&u, 4);
+      a.i = u;
+    }
+    args.push_back(std::move(a));
+  }
+  if (k.terminated && params[slot] != nullptr)
+    return failWith(CUDA_ERROR_INVALID_VALUE,
+                    std::string(k.name) + " takes " + std::to_string(slot) +
+                        " parameters; the array has more (no null after them)");
+  return CUDA_SUCCESS;
+}
+
+/// A loaded module: the kernels its PTX defines.
+struct FakeModule {
+  std::vector<const Kernel *> kernels;
+};
+
+void queue(CUstream s, Work w) {
+  Stream *st = reinterpret_cast<Stream *>(s);
+  if (st->capturing)
+    st->captured.push_back(std::move(w));
+  else
+    w();
 }
 
 CUresult fake_init(unsigned flags) { return flags ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS; }
@@ -68,7 +279,9 @@ CUresult fake_getErrorName(CUresult r, const char **s) {
   }
 }
 CUresult fake_getErrorString(CUresult r, const char **s) {
-  *s = r == CUDA_ERROR_INVALID_PTX ? "a PTX JIT compilation failed (fake)" : "fake driver error";
+  *s = r == CUDA_ERROR_INVALID_PTX        ? "a PTX JIT compilation failed (fake)"
+       : r == gLastResult && !gLastError.empty() ? gLastError.c_str()
+                                                 : "fake driver error";
   return CUDA_SUCCESS;
 }
 CUresult fake_deviceGetCount(int *n) {
@@ -150,11 +363,26 @@ CUresult fake_memGetInfo(size_t *freeBytes, size_t *total) {
   return CUDA_SUCCESS;
 }
 CUresult fake_memcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t n, CUstream) {
+  if (!inAllocation(dst, n))
+    return failWith(CUDA_ERROR_INVALID_VALUE, "copy to " + hex(dst) + " leaves its allocation");
   std::memcpy(reinterpret_cast<void *>(uintptr_t(dst)), src, n);
   return CUDA_SUCCESS;
 }
 CUresult fake_memcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n, CUstream) {
+  if (!inAllocation(src, n))
+    return failWith(CUDA_ERROR_INVALID_VALUE, "copy from " + hex(src) + " leaves its allocation");
   std::memcpy(dst, reinterpret_cast<const void *>(uintptr_t(src)), n);
+  return CUDA_SUCCESS;
+}
+CUresult fake_memcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+  if (!inAllocation(dst, n) || !inAllocation(src, n))
+    return failWith(CUDA_ERROR_INVALID_VALUE, "device copy of " + std::to_string(n) +
+                                                  " bytes " + hex(src) + " -> " + hex(dst) +
+                                                  " leaves an allocation");
+  queue(s, [=] {
+    std::memmove(reinterpret_cast<void *>(uintptr_t(dst)),
+                 reinterpret_cast<const void *>(uintptr_t(src)), n);
+  });
   return CUDA_SUCCESS;
 }
 CUresult fake_memsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream) {
@@ -177,45 +405,74 @@ CUresult fake_moduleLoadDataEx(CUmodule *m, const void *image, unsigned n, CUjit
       infoSize = v;
   }
   std::string text = static_cast<const char *>(image);
-  if (text.find("lpc.not.an.instruction") != std::string::npos) {
-    const char log[] = "ptxas application ptx input, line 8; error   : Not a name of any "
-                       "known instruction: 'lpc'\nptxas fatal   : Ptx assembly aborted due "
-                       "to errors\n";
+  auto jitError = [&](CUresult r, const std::string &log) {
     if (errorLog && errorSize)
-      std::strncpy(errorLog, log, errorSize - 1);
-    return CUDA_ERROR_INVALID_PTX;
+      std::strncpy(errorLog, log.c_str(), errorSize - 1);
+    return r;
+  };
+  if (text.find("lpc.not.an.instruction") != std::string::npos)
+    return jitError(CUDA_ERROR_INVALID_PTX,
+                    "ptxas application ptx input, line 8; error   : Not a name of any "
+                    "known instruction: 'lpc'\nptxas fatal   : Ptx assembly aborted due "
+                    "to errors\n");
+  // The fake "compiles" a kernel it has a host implementation of, declared
+  // with exactly the parameters that implementation reads.
+  auto mod = std::make_unique<FakeModule>();
+  for (const std::string &name : lpc::rt::cuda::ptx::entryNames(text)) {
+    const Kernel *k = findKernel(name);
+    if (!k)
+      return jitError(CUDA_ERROR_INVALID_IMAGE, "fake JIT: no host implementation of kernel '" +
+                                                    name + "'\n");
+    std::optional<std::vector<unsigned>> declared = lpc::rt::cuda::ptx::entryParams(text, name);
+    if (!declared || *declared != paramLayout(*k))
+      return jitError(CUDA_ERROR_INVALID_PTX, "fake JIT: kernel '" + name +
+                                                  "' does not declare the parameters its host "
+                                                  "implementation reads (" +
+                                                  k->signature + ")\n");
+    mod->kernels.push_back(k);
   }
-  if (text.find(".entry lpc_test_axpy") == std::string::npos)
+  if (mod->kernels.empty())
     return CUDA_ERROR_INVALID_IMAGE;
   if (infoLog && infoSize)
-    std::strncpy(infoLog, "fake JIT: 1 kernel\n", infoSize - 1);
-  *m = reinterpret_cast<CUmodule>(new int(1));
+    std::strncpy(infoLog,
+                 mod->kernels.size() == 1
+                     ? "fake JIT: 1 kernel\n"
+                     : ("fake JIT: " + std::to_string(mod->kernels.size()) + " kernels\n").c_str(),
+                 infoSize - 1);
+  *m = reinterpret_cast<CUmodule>(mod.release());
   return CUDA_SUCCESS;
 }
 CUresult fake_moduleUnload(CUmodule m) {
-  delete reinterpret_cast<int *>(m);
+  delete reinterpret_cast<FakeModule *>(m);
   return CUDA_SUCCESS;
 }
-CUresult fake_moduleGetFunction(CUfunction *f, CUmodule, const char *name) {
-  if (std::strcmp(name, "lpc_test_axpy") != 0)
-    return CUDA_ERROR_NOT_FOUND;
-  *f = kAxpy;
-  return CUDA_SUCCESS;
+CUresult fake_moduleGetFunction(CUfunction *f, CUmodule m, const char *name) {
+  for (const Kernel *k : reinterpret_cast<FakeModule *>(m)->kernels)
+    if (std::strcmp(name, k->name) == 0) {
+      *f = reinterpret_cast<CUfunction>(const_cast<Kernel *>(k));
+      return CUDA_SUCCESS;
+    }
+  return CUDA_ERROR_NOT_FOUND;
 }
 CUresult fake_launchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                       unsigned by, unsigned bz, unsigned, CUstream s, void **params,
-                       void **extra) {
-  if (f != kAxpy || extra || !params || gy != 1 || gz != 1 || by != 1 || bz != 1)
-    return CUDA_ERROR_INVALID_VALUE;
-  Launch l{*static_cast<CUdeviceptr *>(params[0]), *static_cast<CUdeviceptr *>(params[1]),
-           *static_cast<float *>(params[2]), *static_cast<unsigned *>(params[3])};
-  if (uint64_t(gx) * bx < l.n)
-    return CUDA_ERROR_INVALID_VALUE; // the grid must cover n
-  Stream *st = reinterpret_cast<Stream *>(s);
-  if (st->capturing)
-    st->captured.push_back(l);
-  else
-    runAxpy(l);
+                           unsigned by, unsigned bz, unsigned, CUstream s, void **params,
+                           void **extra) {
+  const Kernel *k = nullptr;
+  for (const Kernel &known : kKernels)
+    if (reinterpret_cast<CUfunction>(const_cast<Kernel *>(&known)) == f)
+      k = &known;
+  if (!k || extra || !params)
+    return failWith(CUDA_ERROR_INVALID_VALUE, "not a fake kernel, or no parameter array");
+  if (!gx || !gy || !gz || !bx || !by || !bz)
+    return failWith(CUDA_ERROR_INVALID_VALUE, std::string(k->name) + ": an empty grid or block");
+  uint64_t threads = uint64_t(gx) * gy * gz * bx * by * bz;
+  std::vector<Arg> args;
+  if (CUresult r = decodeArgs(*k, params, args))
+    return r;
+  if (k->run == runAxpy && (gy != 1 || gz != 1 || by != 1 || bz != 1 ||
+                            uint64_t(gx) * bx < uint64_t(args[3].i)))
+    return failWith(CUDA_ERROR_INVALID_VALUE, "lpc_test_axpy: the 1-D grid must cover n");
+  queue(s, [k, args, threads] { k->run(args, threads); });
   return CUDA_SUCCESS;
 }
 CUresult fake_streamBeginCapture(CUstream s, CUstreamCaptureMode) {
@@ -231,7 +488,8 @@ CUresult fake_streamEndCapture(CUstream s, CUgraph *g) {
   if (!st->capturing)
     return CUDA_ERROR_ILLEGAL_STATE;
   st->capturing = false;
-  *g = reinterpret_cast<CUgraph>(new Graph{st->captured});
+  *g = reinterpret_cast<CUgraph>(new Graph{std::move(st->captured)});
+  st->captured.clear();
   return CUDA_SUCCESS;
 }
 CUresult fake_graphInstantiate(CUgraphExec *e, CUgraph g, unsigned long long) {
@@ -239,8 +497,8 @@ CUresult fake_graphInstantiate(CUgraphExec *e, CUgraph g, unsigned long long) {
   return CUDA_SUCCESS;
 }
 CUresult fake_graphLaunch(CUgraphExec e, CUstream) {
-  for (const Launch &l : reinterpret_cast<Graph *>(e)->launches)
-    runAxpy(l);
+  for (const Work &w : reinterpret_cast<Graph *>(e)->work)
+    w();
   return CUDA_SUCCESS;
 }
 CUresult fake_graphDestroy(CUgraph g) {

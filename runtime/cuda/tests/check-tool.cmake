@@ -8,6 +8,8 @@
 #   stub         DRIVER is the toolkit's stub libcuda: exit 2, says so
 #   fake         DRIVER is tests/FakeDriver.cpp: --driver-selftest passes
 #   ptx          --print-test-ptx output assembles with `ptxas -arch=sm_90`
+#   artifact     --artifact= accepts --print-test-artifact's artifact (exit 0,
+#                summary) and rejects a broken copy (exit 1, the reason)
 
 function(fail why)
   message(FATAL_ERROR "${why}\n--- exit code: ${rc}\n--- output:\n${out}")
@@ -29,6 +31,32 @@ if(EXPECT STREQUAL "ptx")
     fail("ptxas -arch=sm_90 rejects the test kernel")
   endif()
   message(STATUS "ptxas -arch=sm_90 accepts the test kernel")
+  return()
+endif()
+
+if(EXPECT STREQUAL "artifact")
+  set(good "${WORKDIR}/lpc-test-artifact.json")
+  set(bad "${WORKDIR}/lpc-test-artifact-bad.json")
+  execute_process(COMMAND ${TOOL} --print-test-artifact OUTPUT_FILE ${good} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    fail("lpc-cuda-check --print-test-artifact failed")
+  endif()
+  execute_process(COMMAND ${TOOL} --artifact=${good}
+                  OUTPUT_VARIABLE out ERROR_VARIABLE out RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "valid lpc CUDA artifact v1 for sm_90"
+     OR NOT out MATCHES "toy_step: 2 args \\(72 bytes\\), 5 results \\(180 bytes\\); 7 ops: 4 launches of 2 kernels in 2 modules, 2 GEMMs \\(2 x F32xF32->F32\\), 1 copies; arena 512 bytes in 2 buffers")
+    fail("lpc-cuda-check --artifact does not accept and summarize the test artifact")
+  endif()
+  message(STATUS "${out}")
+  file(READ ${good} text)
+  string(REPLACE "\"arena_bytes\": 512" "\"arena_bytes\": 100" text "${text}")
+  file(WRITE ${bad} "${text}")
+  execute_process(COMMAND ${TOOL} --artifact=${bad}
+                  OUTPUT_VARIABLE out ERROR_VARIABLE out RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 1 OR NOT out MATCHES "function 'toy_step', buffer 1: bytes \\[256, 288\\) leave the arena of 100 bytes")
+    fail("lpc-cuda-check --artifact does not reject a broken artifact with its reason")
+  endif()
+  message(STATUS "${out}")
   return()
 endif()
 

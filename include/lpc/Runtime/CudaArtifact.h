@@ -1,0 +1,228 @@
+//===- CudaArtifact.h - compiled train steps for the GPU --------*- C++ -*-===//
+//
+// The CUDA artifact (docs/cuda-artifact.md, format version 1): what the
+// compiler writes for a GPU and the runtime runs without LLVM/MLIR. This
+// header has its plain structs, the parser and the validator, and
+// CudaFunction, which runs one function of an artifact on a Device:
+//
+//   Expected<Artifact> art = loadArtifact(path);     // parsed + validated
+//   Expected<std::unique_ptr<CudaFunction>> fn = CudaFunction::create(
+//       dev, art->functions[0],
+//       [&](const GemmDesc &d, const GemmOperands &o) { return gemm->run(d, o); },
+//       path);
+//   if (Error e = (*fn)->run(argPtrs, resultPtrs)) ...  // queued on dev's stream
+//
+// Validation happens before anything runs: every index, every view's
+// extreme elements against its space, GEMM shapes, kernels present in their
+// module's PTX with the parameter sizes the launch passes. Messages name the
+// place: "model.json: function 'mlp_train_step', op 12 (launch k3): param 0:
+// view of buffer 4 reaches byte 4096 of 2048".
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LPC_RUNTIME_CUDAARTIFACT_H
+#define LPC_RUNTIME_CUDAARTIFACT_H
+
+#include "lpc/Runtime/CudaDriver.h"
+#include "lpc/Runtime/CudaGemm.h"
+#include "lpc/Runtime/Error.h"
+#include "lpc/Runtime/Tensor.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace lpc {
+namespace rt {
+namespace cuda {
+
+/// The format version this runtime reads.
+inline constexpr int kArtifactVersion = 1;
+
+/// One argument or result: a contiguous row-major tensor.
+struct ArtifactSlot {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::string state, name, input, metric; // lpc.* attributes, "" when absent
+  std::optional<double> init;             // a constant initial value
+  /// Elements times element size (shapes are checked not to overflow).
+  size_t byteSize() const;
+};
+
+/// A temporary at `offset` in the function's arena.
+struct ArtifactBuffer {
+  uint64_t offset = 0, bytes = 0;
+};
+
+struct ArtifactModule {
+  std::string name, ptx;
+};
+
+enum class ViewSpace : uint8_t { Arg, Result, Buffer };
+/// "arg", "result", "buffer".
+const char *viewSpaceName(ViewSpace space);
+
+/// A strided view of an argument, result or buffer, in elements of
+/// `elemBytes` bytes.
+struct View {
+  ViewSpace space = ViewSpace::Arg;
+  uint64_t index = 0;
+  int64_t offset = 0;
+  std::vector<int64_t> sizes, strides;
+  uint32_t elemBytes = 4;
+
+  int64_t numElements() const; // product of sizes (validated not to overflow)
+  /// Row-major with no gaps (strides of size-1 dimensions do not matter).
+  bool isContiguous() const;
+};
+
+/// A kernel parameter: a view (3 + 2 * rank kernel parameters) or a scalar.
+struct LaunchParam {
+  enum class Kind : uint8_t { View, I64, I32, F32, F64 };
+  Kind kind = Kind::I64;
+  View view;         // Kind::View
+  int64_t i = 0;     // I64, I32 (range-checked when parsed)
+  double f = 0;      // F32, F64
+};
+
+struct LaunchOp {
+  uint64_t module = 0;
+  std::string kernel;
+  Dim3 grid, block;
+  unsigned sharedBytes = 0;
+  std::vector<LaunchParam> params;
+  /// Kernel parameters the launch passes (a view counts 3 + 2 * rank).
+  size_t kernelParamCount() const;
+};
+
+/// C = op(A) x op(B) (CudaGemm.h's conventions; validate() derives M, N, K
+/// and batch from the views).
+struct GemmOp {
+  View a, b, c;
+  DType aType = DType::F32, bType = DType::F32, cType = DType::F32;
+  bool transA = false, transB = false, broadcastB = false;
+  /// The GemmDesc of this op (meaningful once the views are validated).
+  GemmDesc desc() const;
+};
+
+struct CopyOp {
+  View src, dst;
+};
+
+using ArtifactOp = std::variant<LaunchOp, GemmOp, CopyOp>;
+/// "launch k3", "gemm", "copy": how messages name an op.
+std::string opLabel(const ArtifactOp &op);
+
+struct ArtifactFunction {
+  std::string name;
+  std::vector<ArtifactSlot> args, results;
+  uint64_t arenaBytes = 0;
+  std::vector<ArtifactBuffer> buffers;
+  std::vector<ArtifactModule> modules;
+  std::vector<ArtifactOp> ops;
+
+  /// Checks everything run() relies on; `source` starts messages (the file).
+  Error validate(const std::string &source = "artifact") const;
+};
+
+struct Artifact {
+  std::string source; // the file (or what the caller named the text)
+  std::string chip;   // "sm_90"
+  std::string producer;
+  std::vector<ArtifactFunction> functions;
+
+  Error validate() const;
+  /// The function named `name`; nullptr if absent.
+  const ArtifactFunction *find(std::string_view name) const;
+};
+
+/// Parses artifact JSON (structure, types, dtype names, format and
+/// version); does not validate. `source` names the text in messages.
+Expected<Artifact> parseArtifact(std::string_view json,
+                                 const std::string &source = "artifact");
+/// Reads, parses and validates the file at `path`.
+Expected<Artifact> loadArtifact(const std::string &path);
+
+/// How CudaFunction runs GEMMs: GemmEngine::run in production; tests pass
+/// a host reference. Called in op order; the GEMM must be queued on the
+/// Device's stream (or be done when it returns).
+using GemmCallback = std::function<Error(const GemmDesc &, const GemmOperands &)>;
+
+/// One artifact function ready to run on a Device: modules loaded, kernels
+/// resolved, the arena allocated once. Not thread-safe (one caller at a
+/// time, like the Device's stream it queues on). Drop it before the Device.
+class CudaFunction {
+public:
+  /// Validates `function`, loads its modules and allocates its arena.
+  static Expected<std::unique_ptr<CudaFunction>>
+  create(Device &device, const ArtifactFunction &function, GemmCallback gemm,
+         const std::string &source = "artifact");
+  ~CudaFunction();
+  CudaFunction(const CudaFunction &) = delete;
+  CudaFunction &operator=(const CudaFunction &) = delete;
+
+  const ArtifactFunction &function() const { return function_; }
+  CUdeviceptr arena() const { return arena_.get(); }
+
+  /// Queues every op on the device's stream (returns without waiting).
+  /// One device block per argument and result, each of at least the slot's
+  /// byteSize(). After captureGraph(), a call with the captured pointers
+  /// replays the graph instead.
+  Error run(const std::vector<CUdeviceptr> &args,
+            const std::vector<CUdeviceptr> &results);
+
+  /// run() on host memory: copies every argument to a device block (kept
+  /// for later calls), runs, and copies every result back (waits).
+  Error runHost(const std::vector<const void *> &args,
+                const std::vector<void *> &results);
+
+  /// Captures the ops, with the pointers of the last run() (or runHost()),
+  /// into a CUDA graph that later run()s with those pointers launch. The
+  /// GEMM callback must be capturable (GemmEngine::run is).
+  Error captureGraph();
+  bool hasGraph() const { return graph_.has_value(); }
+
+private:
+  CudaFunction(Device &device, const ArtifactFunction &function,
+               GemmCallback gemm, const std::string &source);
+  Error opError(size_t op, const Error &e) const;
+  Error queueOps(const std::vector<CUdeviceptr> &args,
+                 const std::vector<CUdeviceptr> &results);
+  CUdeviceptr base(const View &view, const std::vector<CUdeviceptr> &args,
+                   const std::vector<CUdeviceptr> &results) const;
+
+  /// A launch's parameter values, one 8-byte slot per kernel parameter,
+  /// and the pointer array (null-terminated) cuLaunchKernel reads.
+  struct PackedLaunch {
+    CUfunction function = nullptr;
+    std::vector<uint64_t> values;
+    std::vector<void *> pointers;
+    /// Slot pairs (allocated, aligned) that take a view's base address.
+    std::vector<std::pair<size_t, const View *>> bases;
+  };
+
+  Device &device_;
+  ArtifactFunction function_;
+  GemmCallback gemm_;
+  std::string source_;
+  std::vector<Module> modules_;
+  std::vector<PackedLaunch> launches_; // one per op (empty for non-launches)
+  DeviceBuffer arena_;
+  std::vector<CUdeviceptr> lastArgs_, lastResults_;
+  bool ran_ = false;
+  std::optional<Graph> graph_;
+  std::vector<CUdeviceptr> graphArgs_, graphResults_;
+  std::vector<DeviceBuffer> hostArgBlocks_, hostResultBlocks_;
+};
+
+} // namespace cuda
+} // namespace rt
+} // namespace lpc
+
+#endif // LPC_RUNTIME_CUDAARTIFACT_H

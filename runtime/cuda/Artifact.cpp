@@ -1,0 +1,791 @@
+//===- Artifact.cpp - the CUDA artifact: parsing and validation ------------===//
+
+#include "lpc/Runtime/CudaArtifact.h"
+#include "lpc/Runtime/File.h"
+#include "lpc/Runtime/Json.h"
+
+#include "PtxScan.h"
+
+#include <cstring>
+#include <set>
+
+namespace lpc {
+namespace rt {
+namespace cuda {
+
+//===----------------------------------------------------------------------===//
+// The structs
+//===----------------------------------------------------------------------===//
+
+/// a * b, or nullopt on int64 overflow.
+static std::optional<int64_t> mulChecked(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r))
+    return std::nullopt;
+  return r;
+}
+
+size_t ArtifactSlot::byteSize() const {
+  std::optional<int64_t> n = numElementsOf(shape);
+  std::optional<int64_t> bytes =
+      n ? mulChecked(*n, int64_t(dtypeSize(dtype))) : std::nullopt;
+  return bytes ? size_t(*bytes) : SIZE_MAX; // validate() rejects the overflow
+}
+
+const char *viewSpaceName(ViewSpace space) {
+  switch (space) {
+  case ViewSpace::Arg:
+    return "arg";
+  case ViewSpace::Result:
+    return "result";
+  case ViewSpace::Buffer:
+    return "buffer";
+  }
+  return "?";
+}
+
+int64_t View::numElements() const {
+  std::optional<int64_t> n = numElementsOf(sizes);
+  return n ? *n : -1;
+}
+
+bool View::isContiguous() const {
+  int64_t expected = 1;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    if (sizes[d] == 0)
+      return true; // no elements: nothing to be out of place
+    if (sizes[d] != 1 && strides[d] != expected)
+      return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+size_t LaunchOp::kernelParamCount() const {
+  size_t n = 0;
+  for (const LaunchParam &p : params)
+    n += p.kind == LaunchParam::Kind::View ? 3 + 2 * p.view.sizes.size() : 1;
+  return n;
+}
+
+GemmDesc GemmOp::desc() const {
+  GemmDesc d;
+  if (c.sizes.size() == 3 && a.sizes.size() == 3) {
+    d.batch = c.sizes[0];
+    d.m = c.sizes[1];
+    d.n = c.sizes[2];
+    d.k = transA ? a.sizes[1] : a.sizes[2];
+  }
+  d.transA = transA;
+  d.transB = transB;
+  d.broadcastB = broadcastB;
+  d.a = aType;
+  d.b = bType;
+  d.c = cType;
+  return d;
+}
+
+std::string opLabel(const ArtifactOp &op) {
+  if (const LaunchOp *l = std::get_if<LaunchOp>(&op))
+    return "launch " + l->kernel;
+  return std::holds_alternative<GemmOp>(op) ? "gemm" : "copy";
+}
+
+const ArtifactFunction *Artifact::find(std::string_view name) const {
+  for (const ArtifactFunction &f : functions)
+    if (f.name == name)
+      return &f;
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Parsing
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Reads JSON into the structs; every error names where it is ("<source>:
+/// function 'f', op 3 (gemm): a: missing 'sizes'").
+class Parser {
+public:
+  explicit Parser(const std::string &source) : source_(source) {}
+
+  Error fail(const std::string &where, const std::string &what) const {
+    return makeError(source_, where.empty() ? what : where + ": " + what);
+  }
+
+  Expected<const JsonValue *> member(const JsonValue &obj, const char *key,
+                                     const std::string &where) const {
+    if (const JsonValue *v = obj.find(key))
+      return v;
+    return fail(where, std::string("missing '") + key + "'");
+  }
+
+  Error wrongKind(const JsonValue &v, const char *key, const char *want,
+                  const std::string &where) const {
+    return fail(where, std::string("'") + key + "' is a JSON " + v.kindName() +
+                           ", not " + want);
+  }
+
+  Error string(const JsonValue &obj, const char *key, const std::string &where,
+               std::string &out, bool optional = false) const {
+    const JsonValue *v = obj.find(key);
+    if (!v) {
+      if (optional)
+        return Error::success();
+      return fail(where, std::string("missing '") + key + "'");
+    }
+    if (!v->isString())
+      return wrongKind(*v, key, "a string", where);
+    out = v->text;
+    return Error::success();
+  }
+
+  Error boolean(const JsonValue &obj, const char *key, const std::string &where,
+                bool &out) const {
+    const JsonValue *v = obj.find(key);
+    if (!v)
+      return Error::success(); // absent: false
+    if (!v->isBool())
+      return wrongKind(*v, key, "true or false", where);
+    out = v->boolean;
+    return Error::success();
+  }
+
+  Error unsignedValue(const JsonValue &v, const char *key, const std::string &where,
+                      uint64_t &out) const {
+    std::optional<uint64_t> n = v.isNumber() ? v.asUInt64() : std::nullopt;
+    if (!n)
+      return fail(where, std::string("'") + key + "' is not a non-negative integer" +
+                             (v.isNumber() ? " (" + v.text + ")" : ""));
+    out = *n;
+    return Error::success();
+  }
+
+  Error uint(const JsonValue &obj, const char *key, const std::string &where,
+             uint64_t &out, bool optional = false) const {
+    const JsonValue *v = obj.find(key);
+    if (!v) {
+      if (optional)
+        return Error::success();
+      return fail(where, std::string("missing '") + key + "'");
+    }
+    return unsignedValue(*v, key, where, out);
+  }
+
+  Error signedValue(const JsonValue &v, const char *key, const std::string &where,
+                    int64_t &out) const {
+    std::optional<int64_t> n = v.isNumber() ? parseInt64(v.text) : std::nullopt;
+    if (!n)
+      return fail(where, std::string("'") + key + "' is not a 64-bit integer" +
+                             (v.isNumber() ? " (" + v.text + ")" : ""));
+    out = *n;
+    return Error::success();
+  }
+
+  Error dtype(const JsonValue &obj, const char *key, const std::string &where,
+              DType &out) const {
+    std::string name;
+    if (Error e = string(obj, key, where, name))
+      return e;
+    std::optional<DType> t = parseDType(name);
+    if (!t)
+      return fail(where, "unknown dtype '" + name +
+                             "' (F32 F16 BF16 F8_E4M3 F8_E5M2 I32 I64 BOOL)");
+    out = *t;
+    return Error::success();
+  }
+
+  Expected<const JsonValue *> array(const JsonValue &obj, const char *key,
+                                    const std::string &where) const {
+    Expected<const JsonValue *> v = member(obj, key, where);
+    if (!v)
+      return v;
+    if (!(*v)->isArray())
+      return wrongKind(**v, key, "an array", where);
+    return v;
+  }
+
+  Error object(const JsonValue &v, const std::string &where) const {
+    if (!v.isObject())
+      return fail(where, std::string("a JSON ") + v.kindName() + ", not an object");
+    return Error::success();
+  }
+
+  /// A non-negative size list ("shape", "sizes").
+  Error sizes(const JsonValue &obj, const char *key, const std::string &where,
+              std::vector<int64_t> &out) const {
+    Expected<const JsonValue *> arr = array(obj, key, where);
+    if (!arr)
+      return arr.takeError();
+    for (const JsonValue &e : (*arr)->elements) {
+      uint64_t n = 0;
+      if (Error err = unsignedValue(e, key, where, n))
+        return err;
+      if (n > uint64_t(INT64_MAX))
+        return fail(where, std::string("'") + key + "' has an entry above 2^63");
+      out.push_back(int64_t(n));
+    }
+    return Error::success();
+  }
+
+  Error dim3(const JsonValue &obj, const char *key, const std::string &where,
+             Dim3 &out) const {
+    Expected<const JsonValue *> arr = array(obj, key, where);
+    if (!arr)
+      return arr.takeError();
+    if ((*arr)->elements.size() != 3)
+      return fail(where, std::string("'") + key + "' has " +
+                             std::to_string((*arr)->elements.size()) +
+                             " entries, not 3 (x, y, z)");
+    unsigned *dims[] = {&out.x, &out.y, &out.z};
+    for (size_t i = 0; i < 3; ++i) {
+      uint64_t n = 0;
+      if (Error e = unsignedValue((*arr)->elements[i], key, where, n))
+        return e;
+      if (n > UINT32_MAX)
+        return fail(where, std::string("'") + key + "' has an entry above 2^32");
+      *dims[i] = unsigned(n);
+    }
+    return Error::success();
+  }
+
+  Error slot(const JsonValue &v, const std::string &where, ArtifactSlot &s) const {
+    if (Error e = object(v, where))
+      return e;
+    if (Error e = dtype(v, "dtype", where, s.dtype))
+      return e;
+    if (Error e = sizes(v, "shape", where, s.shape))
+      return e;
+    for (auto [key, field] : {std::pair<const char *, std::string *>{"state", &s.state},
+                              {"name", &s.name},
+                              {"input", &s.input},
+                              {"metric", &s.metric}})
+      if (Error e = string(v, key, where, *field, /*optional=*/true))
+        return e;
+    if (const JsonValue *init = v.find("init")) {
+      if (!init->isNumber())
+        return wrongKind(*init, "init", "a number", where);
+      s.init = init->asDouble();
+    }
+    return Error::success();
+  }
+
+  Error view(const JsonValue &v, const std::string &where, View &out) const {
+    if (Error e = object(v, where))
+      return e;
+    std::string space;
+    if (Error e = string(v, "space", where, space))
+      return e;
+    if (space == "arg")
+      out.space = ViewSpace::Arg;
+    else if (space == "result")
+      out.space = ViewSpace::Result;
+    else if (space == "buffer")
+      out.space = ViewSpace::Buffer;
+    else
+      return fail(where, "unknown space '" + space + "' (arg, result or buffer)");
+    if (Error e = uint(v, "index", where, out.index))
+      return e;
+    Expected<const JsonValue *> offset = member(v, "offset", where);
+    if (!offset)
+      return offset.takeError();
+    if (Error e = signedValue(**offset, "offset", where, out.offset))
+      return e;
+    if (Error e = sizes(v, "sizes", where, out.sizes))
+      return e;
+    Expected<const JsonValue *> strides = array(v, "strides", where);
+    if (!strides)
+      return strides.takeError();
+    for (const JsonValue &s : (*strides)->elements) {
+      int64_t n = 0;
+      if (Error e = signedValue(s, "strides", where, n))
+        return e;
+      out.strides.push_back(n);
+    }
+    if (out.strides.size() != out.sizes.size())
+      return fail(where, std::to_string(out.sizes.size()) + " sizes but " +
+                             std::to_string(out.strides.size()) + " strides");
+    uint64_t elem = 0;
+    if (Error e = uint(v, "elem_bytes", where, elem))
+      return e;
+    if (elem != 1 && elem != 2 && elem != 4 && elem != 8)
+      return fail(where, "elem_bytes is " + std::to_string(elem) + ", not 1, 2, 4 or 8");
+    out.elemBytes = uint32_t(elem);
+    return Error::success();
+  }
+
+  Error viewMember(const JsonValue &obj, const char *key, const std::string &where,
+                   View &out) const {
+    Expected<const JsonValue *> v = member(obj, key, where);
+    if (!v)
+      return v.takeError();
+    return view(**v, where + ": " + key, out);
+  }
+
+  Error param(const JsonValue &v, const std::string &where, LaunchParam &p) const {
+    if (Error e = object(v, where))
+      return e;
+    if (v.members.size() != 1)
+      return fail(where, "a parameter is an object with one member (view, i64, i32, "
+                         "f32 or f64)");
+    const std::string &key = v.members[0].first;
+    const JsonValue &value = v.members[0].second;
+    if (key == "view") {
+      p.kind = LaunchParam::Kind::View;
+      return view(value, where, p.view);
+    }
+    if (key == "i64" || key == "i32") {
+      p.kind = key == "i64" ? LaunchParam::Kind::I64 : LaunchParam::Kind::I32;
+      if (Error e = signedValue(value, key.c_str(), where, p.i))
+        return e;
+      if (p.kind == LaunchParam::Kind::I32 && (p.i < INT32_MIN || p.i > UINT32_MAX))
+        return fail(where, "i32 value " + value.text + " does not fit in 32 bits");
+      return Error::success();
+    }
+    if (key == "f32" || key == "f64") {
+      p.kind = key == "f32" ? LaunchParam::Kind::F32 : LaunchParam::Kind::F64;
+      if (!value.isNumber())
+        return wrongKind(value, key.c_str(), "a number", where);
+      p.f = value.asDouble();
+      return Error::success();
+    }
+    return fail(where, "unknown parameter kind '" + key + "' (view, i64, i32, f32, f64)");
+  }
+
+  Error op(const JsonValue &v, const std::string &where, ArtifactOp &out) const {
+    if (Error e = object(v, where))
+      return e;
+    std::string kind;
+    if (Error e = string(v, "op", where, kind))
+      return e;
+    if (kind == "launch") {
+      LaunchOp l;
+      if (Error e = string(v, "kernel", where, l.kernel))
+        return e;
+      std::string here = where + " (launch " + l.kernel + ")";
+      if (Error e = uint(v, "module", here, l.module))
+        return e;
+      if (Error e = dim3(v, "grid", here, l.grid))
+        return e;
+      if (Error e = dim3(v, "block", here, l.block))
+        return e;
+      uint64_t shared = 0;
+      if (Error e = uint(v, "shared_bytes", here, shared, /*optional=*/true))
+        return e;
+      if (shared > UINT32_MAX)
+        return fail(here, "shared_bytes is above 2^32");
+      l.sharedBytes = unsigned(shared);
+      Expected<const JsonValue *> params = array(v, "params", here);
+      if (!params)
+        return params.takeError();
+      for (const JsonValue &p : (*params)->elements) {
+        l.params.emplace_back();
+        if (Error e = param(p, here + ": param " + std::to_string(l.params.size() - 1),
+                            l.params.back()))
+          return e;
+      }
+      out = std::move(l);
+      return Error::success();
+    }
+    if (kind == "gemm") {
+      GemmOp g;
+      std::string here = where + " (gemm)";
+      for (auto [key, view] : {std::pair<const char *, View *>{"a", &g.a}, {"b", &g.b}, {"c", &g.c}})
+        if (Error e = viewMember(v, key, here, *view))
+          return e;
+      for (auto [key, type] : {std::pair<const char *, DType *>{"a_type", &g.aType},
+                               {"b_type", &g.bType},
+                               {"c_type", &g.cType}})
+        if (Error e = dtype(v, key, here, *type))
+          return e;
+      for (auto [key, flag] : {std::pair<const char *, bool *>{"trans_a", &g.transA},
+                               {"trans_b", &g.transB},
+                               {"broadcast_b", &g.broadcastB}})
+        if (Error e = boolean(v, key, here, *flag))
+          return e;
+      out = std::move(g);
+      return Error::success();
+    }
+    if (kind == "copy") {
+      CopyOp c;
+      std::string here = where + " (copy)";
+      if (Error e = viewMember(v, "src", here, c.src))
+        return e;
+      if (Error e = viewMember(v, "dst", here, c.dst))
+        return e;
+      out = std::move(c);
+      return Error::success();
+    }
+    return fail(where, "unknown op '" + kind + "' (launch, gemm or copy)");
+  }
+
+  Error function(const JsonValue &v, const std::string &where, ArtifactFunction &f) const {
+    if (Error e = object(v, where))
+      return e;
+    if (Error e = string(v, "name", where, f.name))
+      return e;
+    std::string here = "function '" + f.name + "'";
+    for (auto [key, slots] : {std::pair<const char *, std::vector<ArtifactSlot> *>{
+                                  "args", &f.args},
+                              {"results", &f.results}}) {
+      Expected<const JsonValue *> arr = array(v, key, here);
+      if (!arr)
+        return arr.takeError();
+      for (const JsonValue &s : (*arr)->elements) {
+        slots->emplace_back();
+        std::string slotWhere = here + ", " + std::string(key).substr(0, std::strlen(key) - 1) +
+                                " " + std::to_string(slots->size() - 1);
+        if (Error e = slot(s, slotWhere, slots->back()))
+          return e;
+      }
+    }
+    if (Error e = uint(v, "arena_bytes", here, f.arenaBytes))
+      return e;
+    Expected<const JsonValue *> buffers = array(v, "buffers", here);
+    if (!buffers)
+      return buffers.takeError();
+    for (const JsonValue &b : (*buffers)->elements) {
+      std::string bw = here + ", buffer " + std::to_string(f.buffers.size());
+      f.buffers.emplace_back();
+      if (Error e = object(b, bw))
+        return e;
+      if (Error e = uint(b, "offset", bw, f.buffers.back().offset))
+        return e;
+      if (Error e = uint(b, "bytes", bw, f.buffers.back().bytes))
+        return e;
+    }
+    Expected<const JsonValue *> modules = array(v, "modules", here);
+    if (!modules)
+      return modules.takeError();
+    for (const JsonValue &m : (*modules)->elements) {
+      std::string mw = here + ", module " + std::to_string(f.modules.size());
+      f.modules.emplace_back();
+      if (Error e = object(m, mw))
+        return e;
+      if (Error e = string(m, "name", mw, f.modules.back().name))
+        return e;
+      if (Error e = string(m, "ptx", mw, f.modules.back().ptx))
+        return e;
+    }
+    Expected<const JsonValue *> ops = array(v, "ops", here);
+    if (!ops)
+      return ops.takeError();
+    for (const JsonValue &o : (*ops)->elements) {
+      std::string ow = here + ", op " + std::to_string(f.ops.size());
+      f.ops.emplace_back();
+      if (Error e = op(o, ow, f.ops.back()))
+        return e;
+    }
+    return Error::success();
+  }
+
+private:
+  const std::string &source_;
+};
+
+} // namespace
+
+Expected<Artifact> parseArtifact(std::string_view json, const std::string &source) {
+  Expected<JsonValue> parsed = parseJson(json);
+  if (!parsed)
+    return makeError(source, "not valid JSON: " + parsed.error().message());
+  const JsonValue &root = *parsed;
+  Parser p(source);
+  if (!root.isObject())
+    return p.fail("", std::string("the artifact is a JSON ") + root.kindName() +
+                          ", not an object");
+  Artifact art;
+  art.source = source;
+  std::string format;
+  if (Error e = p.string(root, "format", "", format))
+    return e;
+  if (format != "lpc-cuda-artifact")
+    return p.fail("", "format is '" + format + "', not 'lpc-cuda-artifact'");
+  uint64_t version = 0;
+  if (Error e = p.uint(root, "version", "", version))
+    return e;
+  if (version != uint64_t(kArtifactVersion))
+    return p.fail("", "format version " + std::to_string(version) +
+                          "; this runtime reads version " +
+                          std::to_string(kArtifactVersion));
+  if (Error e = p.string(root, "chip", "", art.chip))
+    return e;
+  if (Error e = p.string(root, "producer", "", art.producer, /*optional=*/true))
+    return e;
+  Expected<const JsonValue *> functions = p.array(root, "functions", "");
+  if (!functions)
+    return functions.takeError();
+  for (const JsonValue &f : (*functions)->elements) {
+    art.functions.emplace_back();
+    if (Error e = p.function(f, "function " + std::to_string(art.functions.size() - 1),
+                             art.functions.back()))
+      return e;
+  }
+  return art;
+}
+
+Expected<Artifact> loadArtifact(const std::string &path) {
+  Expected<std::vector<uint8_t>> bytes = readFile(path);
+  if (!bytes)
+    return bytes.takeError();
+  Expected<Artifact> art = parseArtifact(
+      std::string_view(reinterpret_cast<const char *>(bytes->data()), bytes->size()), path);
+  if (!art)
+    return art;
+  if (Error e = art->validate())
+    return e;
+  return art;
+}
+
+//===----------------------------------------------------------------------===//
+// Validation
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+class Validator {
+public:
+  Validator(const ArtifactFunction &f, const std::string &source)
+      : f_(f), source_(source) {}
+
+  Error fail(const std::string &where, const std::string &what) const {
+    return makeError(source_, "function '" + f_.name + "'" +
+                                  (where.empty() ? "" : ", " + where) + ": " + what);
+  }
+
+  /// Bytes of the space a view reads; an error if its index is out of range.
+  Expected<uint64_t> spaceBytes(const View &v, const std::string &where) const {
+    size_t count = v.space == ViewSpace::Arg      ? f_.args.size()
+                   : v.space == ViewSpace::Result ? f_.results.size()
+                                                  : f_.buffers.size();
+    if (v.index >= count)
+      return fail(where, std::string(viewSpaceName(v.space)) + " " +
+                             std::to_string(v.index) + " does not exist (" +
+                             std::to_string(count) + " " + viewSpaceName(v.space) +
+                             (count == 1 ? "" : "s") + ")");
+    if (v.space == ViewSpace::Arg)
+      return uint64_t(f_.args[v.index].byteSize());
+    if (v.space == ViewSpace::Result)
+      return uint64_t(f_.results[v.index].byteSize());
+    return f_.buffers[v.index].bytes;
+  }
+
+  /// The index exists and the extreme elements lie inside the space.
+  Error view(const View &v, const std::string &where) const {
+    Expected<uint64_t> space = spaceBytes(v, where);
+    if (!space)
+      return space.takeError();
+    if (v.sizes.size() != v.strides.size())
+      return fail(where, "view has " + std::to_string(v.sizes.size()) + " sizes but " +
+                             std::to_string(v.strides.size()) + " strides");
+    if (v.numElements() < 0)
+      return fail(where, "view sizes " + shapeString(v.sizes) + " overflow");
+    if (v.numElements() == 0)
+      return Error::success(); // touches nothing
+    // The lowest and highest element offsets, in int64 (overflow = error).
+    int64_t lo = v.offset, hi = v.offset;
+    for (size_t d = 0; d < v.sizes.size(); ++d) {
+      std::optional<int64_t> span = mulChecked(v.sizes[d] - 1, v.strides[d]);
+      int64_t &end = span && *span < 0 ? lo : hi;
+      if (!span || __builtin_add_overflow(end, *span, &end))
+        return fail(where, "view extent overflows int64");
+    }
+    std::optional<int64_t> first = mulChecked(lo, v.elemBytes);
+    std::optional<int64_t> last = mulChecked(hi, v.elemBytes);
+    std::string what =
+        std::string("view of ") + viewSpaceName(v.space) + " " + std::to_string(v.index);
+    if (!first || !last || *last > INT64_MAX - int64_t(v.elemBytes))
+      return fail(where, what + " overflows int64 bytes");
+    if (*first < 0)
+      return fail(where, what + " starts at byte " + std::to_string(*first));
+    uint64_t end = uint64_t(*last) + v.elemBytes;
+    if (end > *space)
+      return fail(where, what + " reaches byte " + std::to_string(end) + " of " +
+                             std::to_string(*space));
+    return Error::success();
+  }
+
+  Error launch(const LaunchOp &l, const std::string &where) const {
+    if (l.module >= f_.modules.size())
+      return fail(where, "module " + std::to_string(l.module) + " does not exist (" +
+                             std::to_string(f_.modules.size()) + " modules)");
+    if (!l.grid.x || !l.grid.y || !l.grid.z || !l.block.x || !l.block.y || !l.block.z)
+      return fail(where, "empty grid or block (" + dims(l.grid) + " x " + dims(l.block) + ")");
+    std::vector<unsigned> passed;
+    for (size_t i = 0; i < l.params.size(); ++i) {
+      const LaunchParam &p = l.params[i];
+      switch (p.kind) {
+      case LaunchParam::Kind::View:
+        if (Error e = view(p.view, where + ": param " + std::to_string(i)))
+          return e;
+        passed.insert(passed.end(), 3 + 2 * p.view.sizes.size(), 8);
+        break;
+      case LaunchParam::Kind::I32:
+      case LaunchParam::Kind::F32:
+        passed.push_back(4);
+        break;
+      default:
+        passed.push_back(8);
+      }
+    }
+    const ArtifactModule &m = f_.modules[l.module];
+    std::optional<std::vector<unsigned>> declared = ptx::entryParams(m.ptx, l.kernel);
+    std::string kernel = "kernel '" + l.kernel + "'";
+    if (!declared)
+      return fail(where, kernel + " is not in module " + std::to_string(l.module) + " ('" +
+                             m.name + "'): its PTX has no readable '.entry " + l.kernel +
+                             "('");
+    if (declared->size() != passed.size())
+      return fail(where, kernel + " declares " + std::to_string(declared->size()) +
+                             " parameters; the launch passes " +
+                             std::to_string(passed.size()) +
+                             " (a view is 3 + 2 * rank)");
+    for (size_t i = 0; i < passed.size(); ++i)
+      if (passed[i] != (*declared)[i])
+        return fail(where, kernel + " parameter " + std::to_string(i) + " is " +
+                               std::to_string((*declared)[i]) +
+                               " bytes in the PTX; the launch passes " +
+                               std::to_string(passed[i]));
+    return Error::success();
+  }
+
+  Error gemm(const GemmOp &g, const std::string &where) const {
+    struct Operand {
+      const char *name;
+      const View &v;
+      DType type;
+    } operands[] = {{"a", g.a, g.aType}, {"b", g.b, g.bType}, {"c", g.c, g.cType}};
+    for (const Operand &o : operands) {
+      std::string here = where + ": " + o.name;
+      if (Error e = view(o.v, here))
+        return e;
+      if (o.v.sizes.size() != 3)
+        return fail(here, "GEMM views are rank 3 ([batch, rows, columns]), not rank " +
+                              std::to_string(o.v.sizes.size()));
+      if (!o.v.isContiguous())
+        return fail(here, "GEMM views must be contiguous row-major (sizes " +
+                              shapeString(o.v.sizes) + ", strides " +
+                              shapeString(o.v.strides) + ")");
+      if (o.v.elemBytes != dtypeSize(o.type))
+        return fail(here, "elem_bytes " + std::to_string(o.v.elemBytes) + " but the type is " +
+                              dtypeName(o.type));
+    }
+    GemmDesc d = g.desc();
+    std::vector<int64_t> wantA = g.transA ? std::vector<int64_t>{d.batch, d.k, d.m}
+                                          : std::vector<int64_t>{d.batch, d.m, d.k};
+    int64_t batchB = g.broadcastB ? 1 : d.batch;
+    std::vector<int64_t> wantB = g.transB ? std::vector<int64_t>{batchB, d.n, d.k}
+                                          : std::vector<int64_t>{batchB, d.k, d.n};
+    std::string dimsText = " (from C " + shapeString(g.c.sizes) + ": batch " +
+                           std::to_string(d.batch) + ", M " + std::to_string(d.m) + ", N " +
+                           std::to_string(d.n) + "; K " + std::to_string(d.k) + " from A" +
+                           (g.transA ? ", trans_a" : "") + (g.transB ? ", trans_b" : "") +
+                           (g.broadcastB ? ", broadcast_b" : "") + ")";
+    if (g.a.sizes != wantA)
+      return fail(where, "A is " + shapeString(g.a.sizes) + ", expected " +
+                             shapeString(wantA) + dimsText);
+    if (g.b.sizes != wantB)
+      return fail(where, "B is " + shapeString(g.b.sizes) + ", expected " +
+                             shapeString(wantB) + dimsText);
+    // Types, dimensions and layouts cuBLASLt accepts, checked now rather
+    // than at the first run.
+    if (Error e = validateGemm(d))
+      return fail(where, e.message());
+    return Error::success();
+  }
+
+  Error copy(const CopyOp &c, const std::string &where) const {
+    for (auto [name, v] : {std::pair<const char *, const View *>{"src", &c.src}, {"dst", &c.dst}}) {
+      std::string here = where + ": " + name;
+      if (Error e = view(*v, here))
+        return e;
+      if (!v->isContiguous())
+        return fail(here, "copy views must be contiguous row-major (sizes " +
+                              shapeString(v->sizes) + ", strides " +
+                              shapeString(v->strides) + ")");
+    }
+    uint64_t src = uint64_t(c.src.numElements()) * c.src.elemBytes;
+    uint64_t dst = uint64_t(c.dst.numElements()) * c.dst.elemBytes;
+    if (src != dst)
+      return fail(where, "copies " + std::to_string(src) + " bytes into " +
+                             std::to_string(dst));
+    return Error::success();
+  }
+
+  Error run() const {
+    if (f_.name.empty())
+      return makeError(source_, "a function has an empty name");
+    for (auto [kind, slots] : {std::pair<const char *, const std::vector<ArtifactSlot> *>{
+                                   "arg", &f_.args},
+                               {"result", &f_.results}})
+      for (size_t i = 0; i < slots->size(); ++i) {
+        const ArtifactSlot &s = (*slots)[i];
+        if (s.byteSize() == SIZE_MAX)
+          return fail(std::string(kind) + " " + std::to_string(i) +
+                          (s.name.empty() ? "" : " ('" + s.name + "')"),
+                      "shape " + shapeString(s.shape) + " overflows");
+      }
+    for (size_t i = 0; i < f_.buffers.size(); ++i) {
+      const ArtifactBuffer &b = f_.buffers[i];
+      std::string where = "buffer " + std::to_string(i);
+      if (b.offset % 256)
+        return fail(where, "offset " + std::to_string(b.offset) +
+                               " is not a multiple of 256");
+      if (b.offset > f_.arenaBytes || b.bytes > f_.arenaBytes - b.offset)
+        return fail(where, "bytes [" + std::to_string(b.offset) + ", " +
+                               std::to_string(b.offset + b.bytes) +
+                               ") leave the arena of " + std::to_string(f_.arenaBytes) +
+                               " bytes");
+    }
+    for (size_t i = 0; i < f_.modules.size(); ++i)
+      if (f_.modules[i].ptx.empty())
+        return fail("module " + std::to_string(i), "empty PTX");
+    for (size_t i = 0; i < f_.ops.size(); ++i) {
+      const ArtifactOp &op = f_.ops[i];
+      std::string where = "op " + std::to_string(i) + " (" + opLabel(op) + ")";
+      Error e;
+      if (const LaunchOp *l = std::get_if<LaunchOp>(&op))
+        e = launch(*l, where);
+      else if (const GemmOp *g = std::get_if<GemmOp>(&op))
+        e = gemm(*g, where);
+      else
+        e = copy(*std::get_if<CopyOp>(&op), where);
+      if (e)
+        return e;
+    }
+    return Error::success();
+  }
+
+private:
+  static std::string dims(const Dim3 &d) {
+    return "[" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " +
+           std::to_string(d.z) + "]";
+  }
+
+  const ArtifactFunction &f_;
+  const std::string &source_;
+};
+
+} // namespace
+
+Error ArtifactFunction::validate(const std::string &source) const {
+  return Validator(*this, source).run();
+}
+
+Error Artifact::validate() const {
+  if (chip.empty())
+    return makeError(source, "no chip");
+  std::set<std::string> names;
+  for (const ArtifactFunction &f : functions) {
+    if (!names.insert(f.name).second)
+      return makeError(source, "two functions are named '" + f.name + "'");
+    if (Error e = f.validate(source))
+      return e;
+  }
+  return Error::success();
+}
+
+} // namespace cuda
+} // namespace rt
+} // namespace lpc

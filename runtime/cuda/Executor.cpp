@@ -1,0 +1,244 @@
+//===- Executor.cpp - running an artifact function on a Device -------------===//
+
+#include "lpc/Runtime/CudaArtifact.h"
+
+#include <algorithm>
+#include <cstring>
+#include <tuple>
+
+namespace lpc {
+namespace rt {
+namespace cuda {
+
+CudaFunction::CudaFunction(Device &device, const ArtifactFunction &function,
+                           GemmCallback gemm, const std::string &source)
+    : device_(device), function_(function), gemm_(std::move(gemm)),
+      source_(source) {}
+
+CudaFunction::~CudaFunction() {
+  // Queued kernels may still use the modules and the arena.
+  (void)device_.synchronize();
+}
+
+Error CudaFunction::opError(size_t op, const Error &e) const {
+  return e.withContext(source_ + ": function '" + function_.name + "', op " +
+                       std::to_string(op) + " (" + opLabel(function_.ops[op]) + ")");
+}
+
+/// The 8-byte slot a kernel parameter is copied from: scalars narrower than
+/// 8 bytes sit in its first bytes (little-endian host, see Tensor.h).
+template <typename T> static uint64_t slotOf(T value) {
+  static_assert(sizeof(T) <= sizeof(uint64_t), "a parameter wider than a slot");
+  uint64_t slot = 0;
+  std::memcpy(&slot, &value, sizeof(T));
+  return slot;
+}
+
+Expected<std::unique_ptr<CudaFunction>>
+CudaFunction::create(Device &device, const ArtifactFunction &function,
+                     GemmCallback gemm, const std::string &source) {
+  if (Error e = function.validate(source))
+    return e;
+  std::unique_ptr<CudaFunction> fn(
+      new CudaFunction(device, function, std::move(gemm), source));
+  const ArtifactFunction &f = fn->function_; // the copy the launches point into
+  std::string where = source + ": function '" + f.name + "'";
+  for (const ArtifactOp &op : f.ops)
+    if (std::holds_alternative<GemmOp>(op) && !fn->gemm_)
+      return Error::make(where + ": has GEMMs but no GEMM callback was given");
+
+  for (size_t i = 0; i < f.modules.size(); ++i) {
+    Expected<Module> m = Module::load(device, f.modules[i].ptx.c_str());
+    if (!m)
+      return m.error().withContext(where + ", module " + std::to_string(i) + " ('" +
+                                   f.modules[i].name + "')");
+    fn->modules_.push_back(m.take());
+  }
+
+  fn->launches_.resize(f.ops.size());
+  for (size_t i = 0; i < f.ops.size(); ++i) {
+    const LaunchOp *l = std::get_if<LaunchOp>(&f.ops[i]);
+    if (!l)
+      continue;
+    PackedLaunch &p = fn->launches_[i];
+    Expected<CUfunction> kernel = fn->modules_[l->module].function(l->kernel.c_str());
+    if (!kernel)
+      return fn->opError(i, kernel.error());
+    p.function = *kernel;
+    // MLIR's expanded memref descriptor: allocated and aligned pointer (both
+    // the space's base, filled in per run), offset, sizes, strides.
+    for (const LaunchParam &param : l->params) {
+      switch (param.kind) {
+      case LaunchParam::Kind::View: {
+        const View &v = param.view;
+        p.bases.emplace_back(p.values.size(), &v);
+        p.values.insert(p.values.end(), {0, 0, slotOf(v.offset)});
+        for (int64_t s : v.sizes)
+          p.values.push_back(slotOf(s));
+        for (int64_t s : v.strides)
+          p.values.push_back(slotOf(s));
+        break;
+      }
+      case LaunchParam::Kind::I64:
+        p.values.push_back(slotOf(param.i));
+        break;
+      case LaunchParam::Kind::I32:
+        p.values.push_back(slotOf(uint32_t(param.i)));
+        break;
+      case LaunchParam::Kind::F32:
+        p.values.push_back(slotOf(float(param.f)));
+        break;
+      case LaunchParam::Kind::F64:
+        p.values.push_back(slotOf(param.f));
+        break;
+      }
+    }
+    for (uint64_t &v : p.values)
+      p.pointers.push_back(&v);
+    // The driver reads exactly the kernel's declared parameters; the null
+    // lets the fake driver check the count.
+    p.pointers.push_back(nullptr);
+  }
+
+  if (f.arenaBytes) {
+    Expected<DeviceBuffer> arena = device.allocate(size_t(f.arenaBytes));
+    if (!arena)
+      return arena.error().withContext(where + ": arena of " +
+                                       std::to_string(f.arenaBytes) + " bytes");
+    fn->arena_ = arena.take();
+  }
+  return fn;
+}
+
+CUdeviceptr CudaFunction::base(const View &view, const std::vector<CUdeviceptr> &args,
+                               const std::vector<CUdeviceptr> &results) const {
+  switch (view.space) {
+  case ViewSpace::Arg:
+    return args[view.index];
+  case ViewSpace::Result:
+    return results[view.index];
+  case ViewSpace::Buffer:
+    break;
+  }
+  return arena_.get() + function_.buffers[view.index].offset;
+}
+
+Error CudaFunction::queueOps(const std::vector<CUdeviceptr> &args,
+                             const std::vector<CUdeviceptr> &results) {
+  // Where a view's first element is (its offset is in elements).
+  auto address = [&](const View &v) {
+    return base(v, args, results) + CUdeviceptr(v.offset * int64_t(v.elemBytes));
+  };
+  for (size_t i = 0; i < function_.ops.size(); ++i) {
+    const ArtifactOp &op = function_.ops[i];
+    Error e;
+    if (const LaunchOp *l = std::get_if<LaunchOp>(&op)) {
+      PackedLaunch &p = launches_[i];
+      for (auto [slot, view] : p.bases)
+        p.values[slot] = p.values[slot + 1] = base(*view, args, results);
+      // cuLaunchKernel copies the values, so the slots can change next op.
+      e = device_.launch(p.function, l->grid, l->block, l->sharedBytes,
+                         p.pointers.data());
+    } else if (const GemmOp *g = std::get_if<GemmOp>(&op)) {
+      GemmOperands o;
+      o.a = address(g->a);
+      o.b = address(g->b);
+      o.c = address(g->c);
+      e = gemm_(g->desc(), o);
+    } else {
+      const CopyOp &c = *std::get_if<CopyOp>(&op);
+      e = device_.copyDeviceToDevice(address(c.dst), address(c.src),
+                                     size_t(c.src.numElements()) * c.src.elemBytes);
+    }
+    if (e)
+      return opError(i, e);
+  }
+  return Error::success();
+}
+
+Error CudaFunction::run(const std::vector<CUdeviceptr> &args,
+                        const std::vector<CUdeviceptr> &results) {
+  std::string where = source_ + ": function '" + function_.name + "'";
+  if (args.size() != function_.args.size() || results.size() != function_.results.size())
+    return Error::make(where + ": called with " + std::to_string(args.size()) + " args and " +
+                       std::to_string(results.size()) + " results; it takes " +
+                       std::to_string(function_.args.size()) + " and " +
+                       std::to_string(function_.results.size()));
+  for (auto [kind, ptrs, slots] :
+       {std::tuple<const char *, const std::vector<CUdeviceptr> *,
+                   const std::vector<ArtifactSlot> *>{"arg", &args, &function_.args},
+        {"result", &results, &function_.results}})
+    for (size_t i = 0; i < ptrs->size(); ++i)
+      if (!(*ptrs)[i] && (*slots)[i].byteSize())
+        return Error::make(where + ": " + kind + " " + std::to_string(i) +
+                           " is a null pointer");
+  lastArgs_ = args;
+  lastResults_ = results;
+  ran_ = true;
+  if (graph_ && args == graphArgs_ && results == graphResults_)
+    return graph_->launch().withContext(where + ": graph");
+  return queueOps(args, results);
+}
+
+Error CudaFunction::runHost(const std::vector<const void *> &args,
+                            const std::vector<void *> &results) {
+  std::string where = source_ + ": function '" + function_.name + "'";
+  if (args.size() != function_.args.size() || results.size() != function_.results.size())
+    return Error::make(where + ": called with " + std::to_string(args.size()) + " args and " +
+                       std::to_string(results.size()) + " results; it takes " +
+                       std::to_string(function_.args.size()) + " and " +
+                       std::to_string(function_.results.size()));
+  // One device block per slot, allocated on the first call and kept: the
+  // pointers stay the same, so a captured graph keeps replaying.
+  auto blocks = [&](std::vector<DeviceBuffer> &cache,
+                    const std::vector<ArtifactSlot> &slots) -> Expected<std::vector<CUdeviceptr>> {
+    cache.resize(slots.size());
+    std::vector<CUdeviceptr> ptrs;
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (!cache[i]) {
+        Expected<DeviceBuffer> b = device_.allocate(std::max<size_t>(slots[i].byteSize(), 1));
+        if (!b)
+          return b.error().withContext(where);
+        cache[i] = b.take();
+      }
+      ptrs.push_back(cache[i].get());
+    }
+    return ptrs;
+  };
+  Expected<std::vector<CUdeviceptr>> argPtrs = blocks(hostArgBlocks_, function_.args);
+  if (!argPtrs)
+    return argPtrs.takeError();
+  Expected<std::vector<CUdeviceptr>> resultPtrs = blocks(hostResultBlocks_, function_.results);
+  if (!resultPtrs)
+    return resultPtrs.takeError();
+  for (size_t i = 0; i < args.size(); ++i)
+    if (Error e = device_.copyToDevice((*argPtrs)[i], args[i], function_.args[i].byteSize()))
+      return e.withContext(where + ": arg " + std::to_string(i));
+  if (Error e = run(*argPtrs, *resultPtrs))
+    return e;
+  for (size_t i = 0; i < results.size(); ++i)
+    if (Error e = device_.copyToHost(results[i], (*resultPtrs)[i],
+                                     function_.results[i].byteSize()))
+      return e.withContext(where + ": result " + std::to_string(i));
+  return Error::success();
+}
+
+Error CudaFunction::captureGraph() {
+  std::string where = source_ + ": function '" + function_.name + "'";
+  if (!ran_)
+    return Error::make(where + ": captureGraph needs a run() first (it captures that "
+                               "run's pointers)");
+  graph_.reset();
+  Expected<Graph> g =
+      Graph::capture(device_, [&] { return queueOps(lastArgs_, lastResults_); });
+  if (!g)
+    return g.error().withContext(where);
+  graph_ = g.take();
+  graphArgs_ = lastArgs_;
+  graphResults_ = lastResults_;
+  return Error::success();
+}
+
+} // namespace cuda
+} // namespace rt
+} // namespace lpc

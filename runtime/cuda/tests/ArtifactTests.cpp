@@ -1,0 +1,508 @@
+// ArtifactTests.cpp - the CUDA artifact (lpc-cuda-tests groups cuda-artifact:
+// parsing and validation; cuda-executor: CudaFunction on the fake driver,
+// tests/FakeDriver.cpp, with a host reference GEMM). No GPU needed.
+
+#include "TestHarness.h"
+
+#include "lpc/Runtime/CudaAllocator.h"
+#include "lpc/Runtime/CudaArtifact.h"
+
+#include "GemmReference.h"
+#include "PtxScan.h"
+#include "TestKernels.h"
+
+using namespace lpc::rt::cuda;
+
+namespace {
+
+Artifact toyArtifact() {
+  Expected<Artifact> a = parseArtifact(testArtifactJson(), "toy.json");
+  CHECK_OK(a);
+  return a ? a.take() : Artifact();
+}
+
+/// The toy JSON with the first `from` replaced by `to`, parsed.
+Expected<Artifact> toyWith(const std::string &from, const std::string &to) {
+  std::string text = testArtifactJson();
+  size_t at = text.find(from);
+  if (at == std::string::npos)
+    return Error::make("test bug: '" + from + "' not in the toy artifact");
+  text.replace(at, from.size(), to);
+  return parseArtifact(text, "toy.json");
+}
+
+template <typename T> T *opAs(Artifact &a, size_t op) {
+  return std::get_if<T>(&a.functions[0].ops[op]);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// cuda-artifact: parsing and validation
+//===----------------------------------------------------------------------===//
+
+TEST(cuda_artifact, ptx_scan) {
+  using namespace lpc::rt::cuda::ptx;
+  CHECK(entryParams(kTestPtx, "lpc_test_axpy") == std::vector<unsigned>({8, 8, 4, 4}));
+  CHECK(!entryParams(kTestPtx, "lpc_test_ax"));  // a prefix is not the name
+  CHECK(!entryParams(kTestPtx, "lpc_test_axpy2"));
+  CHECK(entryParams(kBrokenPtx, "lpc_test_broken") == std::vector<unsigned>());
+  CHECK_EQ(entryParams(kFakeAffinePtx, "lpc_fake_affine_2d")->size(), size_t(16));
+  CHECK(entryParams(kFakeRampPtx, "lpc_fake_ramp") ==
+        std::vector<unsigned>({8, 8, 8, 8, 8, 8, 8, 4}));
+  // By-value structs (.b8 arrays) and comments in the list.
+  const char *ptx = ".visible .entry k( // two\n .param .align 8 .b8 k_p0[16], // s\n"
+                    " .param .f16 k_p1 )\n{ ret; }";
+  CHECK(entryParams(ptx, "k") == std::vector<unsigned>({16, 2}));
+  CHECK(entryNames(std::string(kFakeAffinePtx) + kFakeRampPtx) ==
+        std::vector<std::string>({"lpc_fake_affine_2d", "lpc_fake_ramp"}));
+}
+
+TEST(cuda_artifact, parses_the_toy_artifact) {
+  Artifact a = toyArtifact();
+  CHECK_OK(a.validate());
+  CHECK_EQ(a.chip, std::string("sm_90"));
+  CHECK_EQ(a.functions.size(), size_t(1));
+  if (a.functions.size() != 1)
+    return;
+  const ArtifactFunction &f = a.functions[0];
+  CHECK(a.find("toy_step") == &f);
+  CHECK(!a.find("nope"));
+  CHECK_EQ(f.args.size(), size_t(2));
+  CHECK_EQ(f.results.size(), size_t(5));
+  CHECK_EQ(f.args[1].state, std::string("param"));
+  CHECK_EQ(f.args[1].name, std::string("fc.weight"));
+  CHECK(f.args[1].init && *f.args[1].init == 0.5);
+  CHECK(!f.args[0].init);
+  CHECK_EQ(f.args[0].input, std::string("x"));
+  CHECK_EQ(f.results[0].metric, std::string("y"));
+  CHECK_EQ(f.args[0].byteSize(), size_t(48));
+  CHECK_EQ(f.arenaBytes, uint64_t(512));
+  CHECK_EQ(f.buffers[1].offset, uint64_t(256));
+  CHECK_EQ(f.modules[1].name, std::string("ramp"));
+  CHECK_EQ(f.modules[1].ptx, std::string(kFakeRampPtx));
+  CHECK_EQ(f.ops.size(), size_t(7));
+  const LaunchOp *ramp = std::get_if<LaunchOp>(&f.ops[3]);
+  CHECK(ramp);
+  if (ramp) {
+    CHECK_EQ(ramp->kernelParamCount(), size_t(8));
+    CHECK_EQ(ramp->block.x, 32u);
+    CHECK(ramp->params[1].kind == LaunchParam::Kind::F64 && ramp->params[1].f == 1.5);
+    CHECK(ramp->params[2].kind == LaunchParam::Kind::I64 && ramp->params[2].i == 3);
+    CHECK(ramp->params[3].kind == LaunchParam::Kind::I32 && ramp->params[3].i == 2);
+  }
+  const GemmOp *g = std::get_if<GemmOp>(&f.ops[6]);
+  CHECK(g);
+  if (g) {
+    GemmDesc d = g->desc();
+    CHECK_EQ(d.batch, int64_t(2));
+    CHECK_EQ(d.m, int64_t(2));
+    CHECK_EQ(d.n, int64_t(2));
+    CHECK_EQ(d.k, int64_t(3));
+    CHECK(d.transB && !d.transA && d.broadcastB);
+  }
+  CHECK(std::holds_alternative<CopyOp>(f.ops[4]));
+  CHECK_EQ(opLabel(f.ops[0]), std::string("launch lpc_fake_affine_2d"));
+  CHECK_EQ(opLabel(f.ops[1]), std::string("gemm"));
+  CHECK_EQ(opLabel(f.ops[4]), std::string("copy"));
+
+  // From a file: loadArtifact parses and validates.
+  std::string path = tmp("toy-artifact.json");
+  writeText(path, testArtifactJson());
+  Expected<Artifact> loaded = loadArtifact(path);
+  CHECK_OK(loaded);
+  if (loaded)
+    CHECK_EQ(loaded->source, path);
+  CHECK_ERR(loadArtifact(tmp("missing.json")), "missing.json");
+  std::string bad = tmp("bad-artifact.json");
+  std::string text = testArtifactJson();
+  text.replace(text.find("\"arena_bytes\": 512"), 18, "\"arena_bytes\": 100");
+  writeText(bad, text);
+  CHECK_ERR(loadArtifact(bad), "bad-artifact.json: function 'toy_step', buffer 1: bytes [256, 288) "
+                               "leave the arena of 100 bytes");
+}
+
+TEST(cuda_artifact, view_rules) {
+  View v;
+  v.sizes = {2, 3};
+  v.strides = {3, 1};
+  CHECK(v.isContiguous());
+  CHECK_EQ(v.numElements(), int64_t(6));
+  v.strides = {1, 2};
+  CHECK(!v.isContiguous());
+  v.sizes = {1, 3};
+  v.strides = {99, 1}; // a size-1 dimension's stride does not matter
+  CHECK(v.isContiguous());
+  v.sizes = {};
+  v.strides = {};
+  CHECK(v.isContiguous());
+  CHECK_EQ(v.numElements(), int64_t(1));
+}
+
+TEST(cuda_artifact, validate_rejects) {
+  const char *op0 = "toy.json: function 'toy_step', op 0 (launch lpc_fake_affine_2d): ";
+  {
+    Artifact a = toyArtifact();
+    opAs<LaunchOp>(a, 0)->params[1].view.sizes = {5, 3};
+    CHECK_ERR(a.validate(), op0, "param 1: view of buffer 0 reaches byte 60 of 48");
+  }
+  {
+    Artifact a = toyArtifact(); // a negative stride reaching before the start
+    opAs<LaunchOp>(a, 0)->params[0].view.strides = {-3, 1};
+    CHECK_ERR(a.validate(), op0, "param 0: view of arg 0 starts at byte -36");
+  }
+  {
+    Artifact a = toyArtifact();
+    opAs<LaunchOp>(a, 0)->params[0].view.index = 7;
+    CHECK_ERR(a.validate(), op0, "param 0: arg 7 does not exist (2 args)");
+  }
+  {
+    Artifact a = toyArtifact();
+    opAs<LaunchOp>(a, 0)->module = 2;
+    CHECK_ERR(a.validate(), op0, "module 2 does not exist (2 modules)");
+  }
+  {
+    Artifact a = toyArtifact();
+    opAs<LaunchOp>(a, 0)->kernel = "lpc_fake_affine";
+    CHECK_ERR(a.validate(), "op 0 (launch lpc_fake_affine): kernel 'lpc_fake_affine' is not in "
+                            "module 0 ('affine'): its PTX has no readable '.entry "
+                            "lpc_fake_affine('");
+  }
+  {
+    Artifact a = toyArtifact();
+    opAs<LaunchOp>(a, 0)->params.pop_back();
+    CHECK_ERR(a.validate(), op0, "kernel 'lpc_fake_affine_2d' declares 16 parameters; the "
+                                   "launch passes 15");
+  }
+  {
+    Artifact a = toyArtifact();
+    opAs<LaunchOp>(a, 3)->params[3].kind = LaunchParam::Kind::I64;
+    CHECK_ERR(a.validate(), "op 3 (launch lpc_fake_ramp): kernel 'lpc_fake_ramp' parameter 7 is "
+                            "4 bytes in the PTX; the launch passes 8");
+  }
+  {
+    Artifact a = toyArtifact();
+    opAs<LaunchOp>(a, 0)->grid.y = 0;
+    CHECK_ERR(a.validate(), op0, "empty grid or block ([1, 0, 1] x [128, 1, 1])");
+  }
+  {
+    Artifact a = toyArtifact();
+    opAs<GemmOp>(a, 1)->b.strides = {6, 1, 2};
+    CHECK_ERR(a.validate(), "op 1 (gemm): b: GEMM views must be contiguous row-major (sizes "
+                            "[1, 2, 3], strides [6, 1, 2])");
+  }
+  {
+    Artifact a = toyArtifact();
+    opAs<GemmOp>(a, 1)->transB = false;
+    CHECK_ERR(a.validate(), "op 1 (gemm): B is [1, 2, 3], expected [1, 3, 2] (from C [1, 4, 2]: "
+                            "batch 1, M 4, N 2; K 3 from A)");
+  }
+  {
+    Artifact a = toyArtifact();
+    opAs<GemmOp>(a, 6)->broadcastB = false;
+    CHECK_ERR(a.validate(), "op 6 (gemm): B is [1, 2, 3], expected [2, 2, 3]");
+  }
+  {
+    Artifact a = toyArtifact();
+    GemmOp *g = opAs<GemmOp>(a, 1);
+    g->a.sizes = {4, 3};
+    g->a.strides = {3, 1};
+    CHECK_ERR(a.validate(), "op 1 (gemm): a: GEMM views are rank 3 ([batch, rows, columns]), "
+                            "not rank 2");
+  }
+  {
+    Artifact a = toyArtifact();
+    opAs<GemmOp>(a, 1)->cType = DType::BF16;
+    CHECK_ERR(a.validate(), "op 1 (gemm): c: elem_bytes 4 but the type is BF16");
+  }
+  {
+    Artifact a = toyArtifact(); // cuBLASLt's rules, before anything runs
+    GemmOp *g = opAs<GemmOp>(a, 1);
+    g->aType = g->bType = DType::F8_E4M3;
+    g->a.elemBytes = g->b.elemBytes = 1;
+    CHECK_ERR(a.validate(), "op 1 (gemm): ", "M, N and K multiples of 16");
+  }
+  {
+    Artifact a = toyArtifact();
+    opAs<CopyOp>(a, 4)->dst.sizes = {2, 3};
+    opAs<CopyOp>(a, 4)->dst.strides = {3, 1};
+    CHECK_ERR(a.validate(), "op 4 (copy): copies 32 bytes into 24");
+  }
+  {
+    Artifact a = toyArtifact();
+    opAs<CopyOp>(a, 4)->src.strides = {2};
+    opAs<CopyOp>(a, 4)->src.sizes = {4};
+    CHECK_ERR(a.validate(), "op 4 (copy): src: copy views must be contiguous row-major");
+  }
+  {
+    Artifact a = toyArtifact();
+    a.functions[0].buffers[1].offset = 128;
+    CHECK_ERR(a.validate(), "function 'toy_step', buffer 1: offset 128 is not a multiple of 256");
+  }
+  {
+    Artifact a = toyArtifact();
+    a.functions[0].args[0].shape = {INT64_MAX / 2, 4};
+    CHECK_ERR(a.validate(), "function 'toy_step', arg 0: shape", "overflows");
+  }
+  {
+    Artifact a = toyArtifact();
+    a.functions.push_back(a.functions[0]);
+    CHECK_ERR(a.validate(), "toy.json: two functions are named 'toy_step'");
+  }
+}
+
+TEST(cuda_artifact, parse_rejects) {
+  CHECK_ERR(toyWith("\"dtype\": \"F32\", \"shape\": [2, 3]", "\"dtype\": \"F33\", \"shape\": [2, 3]"),
+            "toy.json: function 'toy_step', arg 1: unknown dtype 'F33'");
+  CHECK_ERR(toyWith("\"c_type\": \"F32\"", "\"c_type\": \"FP32\""),
+            "toy.json: function 'toy_step', op 1 (gemm): unknown dtype 'FP32'");
+  CHECK_ERR(toyWith("\"version\": 1", "\"version\": 2"),
+            "toy.json: format version 2; this runtime reads version 1");
+  CHECK_ERR(toyWith("lpc-cuda-artifact", "safetensors"), "format is 'safetensors'");
+  CHECK_ERR(toyWith("\"arena_bytes\": 512", "\"arena\": 512"),
+            "toy.json: function 'toy_step': missing 'arena_bytes'");
+  CHECK_ERR(toyWith("\"arena_bytes\": 512", "\"arena_bytes\": -1"),
+            "'arena_bytes' is not a non-negative integer (-1)");
+  CHECK_ERR(toyWith("\"op\": \"copy\"", "\"op\": \"memset\""),
+            "op 4: unknown op 'memset' (launch, gemm or copy)");
+  CHECK_ERR(toyWith("{\"f32\": 2.0}", "{\"f32\": 2.0, \"i32\": 1}"),
+            "op 0 (launch lpc_fake_affine_2d): param 2: a parameter is an object with one member");
+  CHECK_ERR(toyWith("{\"i32\": 2}", "{\"i32\": 4294967296}"), "does not fit in 32 bits");
+  CHECK_ERR(toyWith("\"space\": \"arg\"", "\"space\": \"args\""), "unknown space 'args'");
+  CHECK_ERR(toyWith("\"strides\": [3, 1], \"elem_bytes\": 4", "\"strides\": [3], \"elem_bytes\": 4"),
+            "op 0 (launch lpc_fake_affine_2d): param 0: 2 sizes but 1 strides");
+  CHECK_ERR(toyWith("\"grid\": [1, 1, 1]", "\"grid\": [1, 1]"), "'grid' has 2 entries, not 3");
+  CHECK_ERR(toyWith("\"ops\": [", "\"ops\": 7, \"x\": ["), "'ops' is a JSON number, not an array");
+  CHECK_ERR(parseArtifact("[1]", "t.json"), "t.json: the artifact is a JSON array, not an object");
+  CHECK_ERR(parseArtifact("{", "t.json"), "t.json: not valid JSON: byte 1");
+}
+
+//===----------------------------------------------------------------------===//
+// cuda-executor: CudaFunction on the fake driver
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::unique_ptr<Driver> fakeDriverForArtifacts() {
+  Expected<std::unique_ptr<Driver>> d = Driver::load(LPC_FAKE_CUDA_DRIVER);
+  CHECK_OK(d);
+  return d ? d.take() : nullptr;
+}
+
+/// F32 GEMMs on the host, reading the fake driver's "device" pointers
+/// (host addresses) directly, in stream order because the fake runs
+/// everything at once.
+struct HostGemm {
+  int calls = 0;
+  Error operator()(const GemmDesc &d, const GemmOperands &o) {
+    ++calls;
+    if (Error e = validateGemm(d, o))
+      return e;
+    if (d.a != DType::F32 || d.c != DType::F32)
+      return Error::make("host GEMM: f32 only");
+    auto load = [](CUdeviceptr p, int64_t n) {
+      const float *f = reinterpret_cast<const float *>(uintptr_t(p));
+      return std::vector<double>(f, f + n);
+    };
+    std::vector<double> c =
+        referenceGemm(d, load(o.a, d.batch * d.m * d.k),
+                      load(o.b, (d.broadcastB ? 1 : d.batch) * d.k * d.n), {}, o.alpha);
+    float *out = reinterpret_cast<float *>(uintptr_t(o.c));
+    for (size_t i = 0; i < c.size(); ++i)
+      out[i] = float(c[i]);
+    return Error::success();
+  }
+};
+
+struct ToyIO {
+  std::vector<float> x = std::vector<float>(12), w = std::vector<float>(6);
+  std::vector<std::vector<float>> results = {std::vector<float>(8), std::vector<float>(12),
+                                             std::vector<float>(8), std::vector<float>(9),
+                                             std::vector<float>(8)};
+  explicit ToyIO(float shift) {
+    for (int i = 0; i < 12; ++i)
+      x[size_t(i)] = float(i) - 5 + shift;
+    for (int i = 0; i < 6; ++i)
+      w[size_t(i)] = 0.25f * float(i) - 0.5f;
+    for (auto &r : results)
+      std::fill(r.begin(), r.end(), -1234.0f);
+  }
+  std::vector<const void *> argPtrs() const { return {x.data(), w.data()}; }
+  std::vector<void *> resultPtrs() {
+    std::vector<void *> p;
+    for (auto &r : results)
+      p.push_back(r.data());
+    return p;
+  }
+  /// Checks every result against the artifact's meaning (TestKernels.h);
+  /// `withGemms` false: the GEMM results are not checked.
+  void check(bool withGemms = true) const {
+    auto X = [&](int i, int j) { return double(x[size_t(i * 3 + j)]); };
+    auto W = [&](int n, int k) { return double(w[size_t(n * 3 + k)]); };
+    int bad = 0;
+    auto expect = [&](float got, double want) { bad += std::fabs(got - want) > 1e-5; };
+    for (int i = 0; i < 4; ++i)
+      for (int n = 0; n < 2 && withGemms; ++n) {
+        double y = 0, y4 = 0;
+        for (int k = 0; k < 3; ++k) {
+          y += (2 * X(i, k) + 1) * W(n, k);
+          y4 += X(i, k) * W(n, k);
+        }
+        expect(results[0][size_t(i * 2 + n)], y);
+        expect(results[4][size_t(i * 2 + n)], y4); // [2, 2, 2] = rows of x in pairs
+      }
+    for (int j = 0; j < 3; ++j)
+      for (int i = 0; i < 4; ++i)
+        expect(results[1][size_t(j * 4 + i)], -X(i, j) + 0.5);
+    for (int i = 0; i < 8; ++i)
+      expect(results[2][size_t(i)], 1.5 + i * 1.5);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        expect(results[3][size_t(i * 3 + j)], X(i + 1, j));
+    CHECK_EQ(bad, 0);
+  }
+};
+
+} // namespace
+
+TEST(cuda_executor, runs_the_toy_artifact) {
+  std::unique_ptr<Driver> drv = fakeDriverForArtifacts();
+  if (!drv)
+    return;
+  Expected<std::unique_ptr<Device>> dev = Device::open(*drv, 0);
+  CHECK_OK(dev);
+  if (!dev)
+    return;
+  Artifact art = toyArtifact();
+  HostGemm gemm;
+  {
+    Expected<std::unique_ptr<CudaFunction>> fn = CudaFunction::create(
+        **dev, art.functions[0], [&](const GemmDesc &d, const GemmOperands &o) { return gemm(d, o); },
+        "toy.json");
+    CHECK_OK(fn);
+    if (!fn)
+      return;
+    CudaFunction &f = **fn;
+    CHECK(f.arena() != 0);
+    ToyIO io(0);
+    CHECK_OK(f.runHost(io.argPtrs(), io.resultPtrs()));
+    io.check();
+    CHECK_EQ(gemm.calls, 2);
+    // Again with other inputs: the device blocks are reused.
+    size_t inUse = (*dev)->allocator().stats().inUse;
+    ToyIO io2(0.25f);
+    CHECK_OK(f.runHost(io2.argPtrs(), io2.resultPtrs()));
+    io2.check();
+    CHECK_EQ((*dev)->allocator().stats().inUse, inUse);
+    CHECK_EQ(gemm.calls, 4);
+
+    // Calls that cannot be right.
+    CHECK_ERR(f.run({1}, {}), "toy.json: function 'toy_step': called with 1 args and 0 results; "
+                              "it takes 2 and 5");
+    CHECK_ERR(f.run({0, 0}, {0, 0, 0, 0, 0}), "toy.json: function 'toy_step': arg 0 is a null "
+                                             "pointer");
+    // A pointer the fake knows nothing of: it faults at the first launch,
+    // and the message names the op.
+    Expected<DeviceBuffer> w = (*dev)->allocate(24);
+    CHECK_OK(w);
+    std::vector<DeviceBuffer> outs;
+    std::vector<CUdeviceptr> outPtrs;
+    for (const ArtifactSlot &s : art.functions[0].results) {
+      outs.push_back((*dev)->allocate(s.byteSize()).take());
+      outPtrs.push_back(outs.back().get());
+    }
+    CHECK_ERR(f.run({CUdeviceptr(0x10), w->get()}, outPtrs),
+              "toy.json: function 'toy_step', op 0 (launch lpc_fake_affine_2d): cuLaunchKernel "
+              "failed: CUDA_ERROR_ILLEGAL_ADDRESS (fake: lpc_fake_affine_2d param 0: pointer "
+              "0x10 is in no live allocation)");
+  }
+  CHECK_EQ((*dev)->allocator().stats().inUse, size_t(0));
+}
+
+TEST(cuda_executor, graph_replays) {
+  std::unique_ptr<Driver> drv = fakeDriverForArtifacts();
+  if (!drv)
+    return;
+  Expected<std::unique_ptr<Device>> dev = Device::open(*drv, 0);
+  CHECK_OK(dev);
+  if (!dev)
+    return;
+  // The host GEMM is not stream-ordered work the fake can capture, so the
+  // graph test leaves the GEMMs out.
+  ArtifactFunction f = toyArtifact().functions[0];
+  f.ops.erase(std::remove_if(f.ops.begin(), f.ops.end(),
+                             [](const ArtifactOp &op) { return std::holds_alternative<GemmOp>(op); }),
+              f.ops.end());
+  Expected<std::unique_ptr<CudaFunction>> fn = CudaFunction::create(**dev, f, nullptr, "toy.json");
+  CHECK_OK(fn);
+  if (!fn)
+    return;
+  CHECK_ERR((*fn)->captureGraph(), "captureGraph needs a run() first");
+  ToyIO io(0);
+  CHECK_OK((*fn)->runHost(io.argPtrs(), io.resultPtrs()));
+  io.check(false);
+  CHECK_OK((*fn)->captureGraph());
+  CHECK((*fn)->hasGraph());
+  // Same blocks, new inputs: the graph runs them.
+  ToyIO io2(3.0f);
+  CHECK_OK((*fn)->runHost(io2.argPtrs(), io2.resultPtrs()));
+  io2.check(false);
+}
+
+TEST(cuda_executor, creation_errors) {
+  std::unique_ptr<Driver> drv = fakeDriverForArtifacts();
+  if (!drv)
+    return;
+  Expected<std::unique_ptr<Device>> dev = Device::open(*drv, 0);
+  CHECK_OK(dev);
+  if (!dev)
+    return;
+  Artifact art = toyArtifact();
+  CHECK_ERR(CudaFunction::create(**dev, art.functions[0], nullptr, "toy.json"),
+            "toy.json: function 'toy_step': has GEMMs but no GEMM callback was given");
+  // Validation comes first.
+  ArtifactFunction bad = art.functions[0];
+  std::get_if<LaunchOp>(&bad.ops[0])->grid.x = 0;
+  CHECK_ERR(CudaFunction::create(**dev, bad, nullptr, "toy.json"), "op 0", "empty grid");
+  // A kernel the (fake) JIT cannot build: the module load fails with its log.
+  ArtifactFunction unknown = art.functions[0];
+  std::string &ptx = unknown.modules[1].ptx;
+  ptx.replace(ptx.find("lpc_fake_ramp("), 13, "lpc_fake_rump");
+  std::get_if<LaunchOp>(&unknown.ops[3])->kernel = "lpc_fake_rump";
+  HostGemm gemm;
+  CHECK_ERR(CudaFunction::create(**dev, unknown, std::ref(gemm), "toy.json"),
+            "toy.json: function 'toy_step', module 1 ('ramp'): cuModuleLoadDataEx failed: "
+            "CUDA_ERROR_INVALID_IMAGE",
+            "fake JIT: no host implementation of kernel 'lpc_fake_rump'");
+  CHECK_EQ((*dev)->allocator().stats().inUse, size_t(0));
+}
+
+TEST(cuda_executor, fake_driver_checks_parameter_count) {
+  std::unique_ptr<Driver> drv = fakeDriverForArtifacts();
+  if (!drv)
+    return;
+  Expected<std::unique_ptr<Device>> dev = Device::open(*drv, 0);
+  CHECK_OK(dev);
+  if (!dev)
+    return;
+  Expected<Module> m = Module::load(**dev, kFakeRampPtx);
+  CHECK_OK(m);
+  Expected<DeviceBuffer> out = (*dev)->allocate(16);
+  CHECK_OK(out);
+  if (!m || !out)
+    return;
+  Expected<CUfunction> k = m->function("lpc_fake_ramp");
+  CHECK_OK(k);
+  CUdeviceptr p = out->get();
+  int64_t offset = 0, size = 4, stride = 1, num = 1;
+  double start = 0;
+  uint32_t den = 1;
+  void *good[] = {&p, &p, &offset, &size, &stride, &start, &num, &den, nullptr};
+  CHECK_OK((*dev)->launch(*k, Dim3{}, Dim3{}, 0, good));
+  void *extra[] = {&p, &p, &offset, &size, &stride, &start, &num, &den, &den, nullptr};
+  CHECK_ERR((*dev)->launch(*k, Dim3{}, Dim3{}, 0, extra),
+            "CUDA_ERROR_INVALID_VALUE (fake: lpc_fake_ramp takes 8 parameters");
+  size = 129; // one element past the block (the allocator rounds to 512 bytes)
+  CHECK_ERR((*dev)->launch(*k, Dim3{}, Dim3{}, 0, good), "CUDA_ERROR_ILLEGAL_ADDRESS",
+            "view elements [0, 128] leave the allocation");
+}
