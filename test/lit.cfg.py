@@ -38,6 +38,10 @@ if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"
 tools.append("lpc-run")
 llvm_config.add_tool_substitutions(["lpc-run"], [config.lpc_tools_dir])
 
+if getattr(config, "have_cuda_runtime", False):
+    config.available_features.add("cuda-runtime")
+    llvm_config.add_tool_substitutions(["lpc-cuda-check"], [config.lpc_tools_dir])
+
 if config.have_ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", getattr(config, "ptxas", "ptxas")))

@@ -629,7 +629,8 @@ int checkArtifact(const std::string &path) {
     for (const ArtifactOp &op : f.ops) {
       if (const LaunchOp *l = std::get_if<LaunchOp>(&op)) {
         ++launches;
-        kernels.insert(l->kernel);
+        // Kernels of different modules may share a name.
+        kernels.insert(std::to_string(l->module) + "/" + l->kernel);
       } else if (const GemmOp *g = std::get_if<GemmOp>(&op)) {
         ++gemms;
         std::string t = std::string(dtypeName(g->aType)) + "x" + dtypeName(g->bType) + "->" +

@@ -20,6 +20,9 @@
 #include "lpc/Pipelines/Pipelines.h"
 #include "lpc/Reference/Evaluator.h"
 #include "lpc/Runtime/BatchIterator.h"
+#ifdef LPC_HAVE_CUDA_RUNTIME
+#include "lpc/Runtime/CudaArtifact.h"
+#endif
 #include "lpc/Runtime/Data.h"
 #include "lpc/Runtime/File.h"
 #include "lpc/Runtime/Gemm.h"
@@ -191,7 +194,159 @@ private:
   std::unique_ptr<cpu::CompiledFunction> f;
 };
 
-#ifndef LPC_HAVE_CUDA_RUNTIME
+#ifdef LPC_HAVE_CUDA_RUNTIME
+namespace rtc = ::lpc::rt::cuda;
+
+/// The GPU, its GEMM engine and the artifact, shared by the functions that
+/// run on them (and outliving them).
+struct CudaSession {
+  std::unique_ptr<rtc::Device> device;
+  std::unique_ptr<rtc::GemmEngine> gemm;
+  rtc::Artifact artifact;
+};
+
+ref::DType refDType(rt::DType d) {
+  switch (d) {
+  case rt::DType::F32: return ref::DType::f32;
+  case rt::DType::F16: return ref::DType::f16;
+  case rt::DType::BF16: return ref::DType::bf16;
+  case rt::DType::F8_E4M3: return ref::DType::f8e4m3;
+  case rt::DType::F8_E5M2: return ref::DType::f8e5m2;
+  case rt::DType::I32: return ref::DType::i32;
+  case rt::DType::I64: return ref::DType::i64;
+  case rt::DType::BOOL: return ref::DType::i1;
+  }
+  return ref::DType::f32;
+}
+
+cpu::Slot slotOf(const rtc::ArtifactSlot &a) {
+  cpu::Slot s;
+  s.dtype = refDType(a.dtype);
+  s.shape = a.shape;
+  s.state = a.state;
+  s.name = a.name;
+  s.input = a.input;
+  s.metric = a.metric;
+  s.init = a.init;
+  return s;
+}
+
+/// A function of the artifact on the GPU. Every call copies the host
+/// buffers in and the results out (runHost): simple and correct; keeping
+/// the state on the device between steps is the next step.
+class CudaStep : public StepFunction {
+public:
+  CudaStep(std::shared_ptr<CudaSession> session,
+           std::unique_ptr<rtc::CudaFunction> f)
+      : session(std::move(session)), f(std::move(f)) {
+    for (const rtc::ArtifactSlot &a : this->f->function().args)
+      argSlots.push_back(slotOf(a));
+    for (const rtc::ArtifactSlot &a : this->f->function().results)
+      resultSlots.push_back(slotOf(a));
+  }
+  const std::vector<cpu::Slot> &args() const override { return argSlots; }
+  const std::vector<cpu::Slot> &results() const override {
+    return resultSlots;
+  }
+  llvm::Error run(llvm::ArrayRef<const void *> args,
+                  llvm::ArrayRef<void *> results) override {
+    if (rt::Error e = f->runHost({args.begin(), args.end()},
+                                 {results.begin(), results.end()}))
+      return llvm::createStringError(e.message());
+    return llvm::Error::success();
+  }
+  std::string deviceName() const override {
+    const rtc::DeviceInfo &i = session->device->info();
+    return llvm::formatv("{0} (sm_{1}{2})", i.name, i.ccMajor, i.ccMinor);
+  }
+
+private:
+  std::shared_ptr<CudaSession> session;
+  std::unique_ptr<rtc::CudaFunction> f;
+  std::vector<cpu::Slot> argSlots, resultSlots;
+};
+
+/// Whether this machine has a CUDA driver and device (checked before the
+/// data are read and the model compiled).
+bool cudaAvailable(std::string &why) {
+  auto driver = rtc::Driver::get();
+  if (!driver) {
+    why = driver.error().message();
+    return false;
+  }
+  return true;
+}
+
+/// Opens the GPU and loads `names` of the artifact `json`; false (with the
+/// reason, e.g. "no NVIDIA driver ...") when this machine cannot run it.
+bool openCudaSteps(const std::string &json, llvm::ArrayRef<std::string> names,
+                   std::unique_ptr<StepFunction> &step,
+                   std::unique_ptr<StepFunction> &eval, std::string &why) {
+  auto session = std::make_shared<CudaSession>();
+  auto art = rtc::parseArtifact(json, "the compiled artifact");
+  if (!art) {
+    why = art.error().message();
+    return false;
+  }
+  session->artifact = std::move(*art);
+  if (rt::Error e = session->artifact.validate()) {
+    why = e.message();
+    return false;
+  }
+  auto driver = rtc::Driver::get();
+  if (!driver) {
+    why = driver.error().message();
+    return false;
+  }
+  auto device = rtc::Device::open(**driver, 0);
+  if (!device) {
+    why = device.error().message();
+    return false;
+  }
+  session->device = std::move(*device);
+  const rtc::DeviceInfo &info = session->device->info();
+  // PTX for sm_XY runs on chips from XY on (the driver JITs it).
+  int cc = info.ccMajor * 10 + info.ccMinor;
+  int want = std::atoi(session->artifact.chip.c_str() + 3);
+  if (cc < want) {
+    why = "the artifact is for " + session->artifact.chip + " but " +
+          info.name + " is sm_" + std::to_string(cc) + " (compile with "
+          "--gpu-arch=sm_" + std::to_string(cc) + ")";
+    return false;
+  }
+  auto gemm = rtc::GemmEngine::create(*session->device);
+  if (!gemm) {
+    why = gemm.error().message();
+    return false;
+  }
+  session->gemm = std::move(*gemm);
+  rtc::GemmEngine *engine = session->gemm.get();
+  for (size_t i = 0; i < names.size() && i < 2; ++i) {
+    const rtc::ArtifactFunction *fn = session->artifact.find(names[i]);
+    if (!fn) {
+      why = "the artifact has no function " + names[i];
+      return false;
+    }
+    auto f = rtc::CudaFunction::create(
+        *session->device, *fn,
+        [engine](const rtc::GemmDesc &d, const rtc::GemmOperands &o) {
+          return engine->run(d, o);
+        });
+    if (!f) {
+      why = f.error().message();
+      return false;
+    }
+    (i == 0 ? step : eval) =
+        std::make_unique<CudaStep>(session, std::move(*f));
+  }
+  return true;
+}
+#else
+bool cudaAvailable(std::string &why) {
+  why = "this lpc-run was built without the CUDA runtime (configure lpc "
+        "with the CUDA toolkit installed)";
+  return false;
+}
 /// Without runtime/cuda (no CUDA toolkit when lpc was configured).
 bool openCudaSteps(const std::string &, llvm::ArrayRef<std::string>,
                    std::unique_ptr<StepFunction> &,
@@ -368,6 +523,19 @@ int main(int argc, char **argv) {
     return fail("--device must be cpu or cuda, got '" + device + "'");
   if (!emitArtifact.empty() && device != "cuda")
     return fail("--emit-artifact needs --device=cuda");
+  if (std::optional<unsigned> sm = mlpc::parseSMVersion(gpuArch);
+      !sm || *sm < 80)
+    return fail("--gpu-arch must be sm_80 or newer (sm_80, sm_89, sm_90, "
+                "...), got '" + gpuArch + "'");
+  if (device == "cuda" && emitArtifact.empty()) {
+    std::string why;
+    if (!cudaAvailable(why)) {
+      // Exit 2 like lpc-cuda-check: this machine cannot run it.
+      fail("--device=cuda: " + why + " (--emit-artifact=FILE compiles "
+           "without a GPU)");
+      return 2;
+    }
+  }
   if (optimizer != "adamw" && optimizer != "sgd")
     return fail("--optimizer must be adamw or sgd, got '" + optimizer + "'");
   if (mixedPrecision != "no" && mixedPrecision != "fp16" &&
