@@ -27,6 +27,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -465,11 +466,14 @@ mlir::lpc::gpu::compileArtifact(ModuleOp module, ArrayRef<std::string> names,
     for (auto f : llvm::make_early_inc_range(copy->getOps<func::FuncOp>()))
       if (f.getSymName() != name)
         f.erase();
+    // The first few distinct messages (one cause often repeats per op).
     std::string diags;
+    llvm::StringSet<> seen;
     {
       ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
-        llvm::raw_string_ostream os(diags);
-        os << locString(d.getLocation()) << ": " << d << "\n";
+        std::string line = locString(d.getLocation()) + ": " + d.str();
+        if (seen.size() < 5 && seen.insert(d.str()).second)
+          diags += line + "\n";
         return success();
       });
       PassManager pm(module.getContext());
