@@ -2,18 +2,17 @@
 
 #include "lpc/Runtime/Random.h"
 
+// The one splitmix64 of lpc (header-only, no LLVM): the compiler's dropout
+// masks, the reference evaluator and the runtime share it.
+#include "lpc/Support/SplitMix.h"
+
 #include <cmath>
 #include <cstdio>
 
 namespace lpc {
 namespace rt {
 
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+uint64_t splitmix64(uint64_t x) { return mlir::lpc::splitmix64(x); }
 
 uint64_t mixSeed(uint64_t seed, uint64_t k) { return splitmix64(splitmix64(seed) ^ k); }
 
@@ -23,7 +22,7 @@ Rng::Rng(uint64_t seed) {
   uint64_t x = seed;
   for (uint64_t &w : s_) {
     w = splitmix64(x);
-    x += 0x9e3779b97f4a7c15ULL;
+    x += mlir::lpc::kSplitMixIncrement;
   }
 }
 
