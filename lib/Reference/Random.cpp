@@ -3,17 +3,20 @@
 // Random numbers are drawn with std::mt19937_64 (whose output sequence the
 // C++ standard fixes) and converted to uniform / normal values by the
 // formulas documented in Evaluator.h, not by <random>'s distributions (whose
-// algorithms differ between standard libraries).
+// algorithms differ between standard libraries). The initializers, hashName
+// and the generator are the LLVM-free runtime's (lpc/Runtime/Init.h), so that
+// a runtime-only trainer initializes parameters exactly as lpc does.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lpc/Reference/Evaluator.h"
+#include "lpc/Runtime/Init.h"
 #include "lpc/Support/SplitMix.h"
 
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
-#include <random>
 
 using namespace mlir;
 using namespace mlir::lpc;
@@ -58,12 +61,7 @@ uint64_t mlir::lpc::ref::splitmix64(uint64_t x) {
 }
 
 uint64_t mlir::lpc::ref::hashName(uint64_t seed, llvm::StringRef name) {
-  uint64_t h = 0xcbf29ce484222325ULL; // FNV-1a offset basis
-  for (unsigned char c : name.bytes()) {
-    h ^= c;
-    h *= 0x100000001b3ULL; // FNV-1a prime
-  }
-  return splitmix64(splitmix64(seed) ^ h);
+  return ::lpc::rt::hashName(seed, std::string_view(name.data(), name.size()));
 }
 
 double mlir::lpc::ref::dropoutUniform(uint64_t seed, uint64_t step,
@@ -74,35 +72,32 @@ double mlir::lpc::ref::dropoutUniform(uint64_t seed, uint64_t step,
 
 namespace {
 /// Uniform and normal numbers from mt19937_64 by fixed formulas.
-class Rng {
-public:
-  explicit Rng(uint64_t seed) : engine(seed) {}
-  /// Uniform in [0, 1) with 53 random bits.
-  double uniform() { return static_cast<double>(engine() >> 11) * 0x1p-53; }
-  double uniform(double low, double high) {
-    return low + (high - low) * uniform();
-  }
-  /// Box-Muller; 1 - u1 is in (0, 1], so the log is finite.
-  double normal(double mean, double stddev) {
-    double u1 = uniform(), u2 = uniform();
-    double z = std::sqrt(-2.0 * std::log(1.0 - u1)) *
-               std::cos(2.0 * M_PI * u2);
-    return mean + stddev * z;
-  }
-  /// Uniform integer in [0, n), n >= 1 (rejection sampling, no modulo bias).
-  int64_t below(int64_t n) {
-    uint64_t un = static_cast<uint64_t>(n);
-    uint64_t limit = UINT64_MAX - UINT64_MAX % un;
-    uint64_t x;
-    do
-      x = engine();
-    while (x >= limit);
-    return static_cast<int64_t>(x % un);
-  }
+using Rng = ::lpc::rt::InitRng;
 
-private:
-  std::mt19937_64 engine;
-};
+::lpc::rt::InitKind runtimeKind(InitKind kind) {
+  using RK = ::lpc::rt::InitKind;
+  switch (kind) {
+  case InitKind::zeros:
+    return RK::Zeros;
+  case InitKind::ones:
+    return RK::Ones;
+  case InitKind::constant:
+    return RK::Constant;
+  case InitKind::normal:
+    return RK::Normal;
+  case InitKind::uniform:
+    return RK::Uniform;
+  case InitKind::xavier_uniform:
+    return RK::XavierUniform;
+  case InitKind::xavier_normal:
+    return RK::XavierNormal;
+  case InitKind::kaiming_uniform:
+    return RK::KaimingUniform;
+  case InitKind::kaiming_normal:
+    return RK::KaimingNormal;
+  }
+  llvm_unreachable("unknown InitKind");
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -134,56 +129,21 @@ Tensor mlir::lpc::ref::initializeTensor(const InitSpec &spec,
                                         llvm::StringRef name,
                                         llvm::ArrayRef<int64_t> shape,
                                         uint64_t seed) {
-  Tensor t = Tensor::filled(DType::f32, shape, 0.0);
-  // fan_in / fan_out of an [in, out, receptive...] weight.
-  double receptive = 1.0;
-  for (size_t i = 2; i < shape.size(); ++i)
-    receptive *= static_cast<double>(shape[i]);
-  double fanIn = shape.size() >= 1 ? shape[0] * receptive : 1.0;
-  double fanOut = shape.size() >= 2 ? shape[1] * receptive : 1.0;
-
-  Rng rng(hashName(seed, name));
-  auto fill = [&](auto draw) {
-    for (double &x : t.data)
-      x = roundToFormat(draw(), DType::f32);
-  };
-  switch (spec.kind) {
-  case InitKind::zeros:
-    fill([] { return 0.0; });
-    break;
-  case InitKind::ones:
-    fill([] { return 1.0; });
-    break;
-  case InitKind::constant:
-    fill([&] { return spec.value; });
-    break;
-  case InitKind::normal:
-    fill([&] { return rng.normal(spec.mean, spec.std); });
-    break;
-  case InitKind::uniform:
-    fill([&] { return rng.uniform(spec.low, spec.high); });
-    break;
-  case InitKind::xavier_uniform: {
-    double bound = spec.gain * std::sqrt(6.0 / (fanIn + fanOut));
-    fill([&] { return rng.uniform(-bound, bound); });
-    break;
-  }
-  case InitKind::xavier_normal: {
-    double stddev = spec.gain * std::sqrt(2.0 / (fanIn + fanOut));
-    fill([&] { return rng.normal(0.0, stddev); });
-    break;
-  }
-  case InitKind::kaiming_uniform: {
-    double bound = spec.gain * std::sqrt(3.0 / fanIn);
-    fill([&] { return rng.uniform(-bound, bound); });
-    break;
-  }
-  case InitKind::kaiming_normal: {
-    double stddev = spec.gain / std::sqrt(fanIn);
-    fill([&] { return rng.normal(0.0, stddev); });
-    break;
-  }
-  }
+  ::lpc::rt::InitSpec rs;
+  rs.kind = runtimeKind(spec.kind);
+  rs.std = spec.std;
+  rs.mean = spec.mean;
+  rs.low = spec.low;
+  rs.high = spec.high;
+  rs.value = spec.value;
+  rs.gain = spec.gain;
+  std::vector<float> values = ::lpc::rt::initializeParam(
+      rs, std::string_view(name.data(), name.size()),
+      std::vector<int64_t>(shape.begin(), shape.end()), seed);
+  Tensor t;
+  t.dtype = DType::f32;
+  t.shape.assign(shape.begin(), shape.end());
+  t.data.assign(values.begin(), values.end());
   return t;
 }
 

@@ -159,6 +159,8 @@ struct InitSpec {
 /// normal by Box-Muller from two uniforms, z = sqrt(-2 ln(1 - u1)) *
 /// cos(2 pi u2) (one value per pair; libstdc++'s distributions are not used
 /// so that other implementations can reproduce the values).
+/// Computed by lpc::rt::initializeParam (lpc/Runtime/Init.h, the LLVM-free
+/// runtime), so a runtime-only trainer gets the same values.
 Tensor initializeParam(mlir::lpc::ParamOp op, uint64_t seed);
 Tensor initializeTensor(const InitSpec &spec, llvm::StringRef name,
                         llvm::ArrayRef<int64_t> shape, uint64_t seed);
