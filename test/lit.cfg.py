@@ -40,7 +40,11 @@ llvm_config.add_tool_substitutions(["lpc-run"], [config.lpc_tools_dir])
 
 if getattr(config, "have_cuda_runtime", False):
     config.available_features.add("cuda-runtime")
-    llvm_config.add_tool_substitutions(["lpc-cuda-check"], [config.lpc_tools_dir])
+    llvm_config.add_tool_substitutions(["lpc-cuda-check", "lpc-run-artifact"],
+                                       [config.lpc_tools_dir])
+    config.substitutions.append(
+        ("%fake_cuda", os.path.join(config.lpc_obj_root, "runtime", "cuda",
+                                    "liblpc-fake-cuda.so")))
 
 if config.have_ptxas:
     config.available_features.add("ptxas")

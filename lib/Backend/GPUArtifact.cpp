@@ -495,6 +495,8 @@ mlir::lpc::gpu::compileArtifact(ModuleOp module, ArrayRef<std::string> names,
                     {"chip", options.chip},
                     {"producer", "lpc (LLVM " LLVM_VERSION_STRING ")"},
                     {"functions", std::move(functions)}};
+  if (!options.train.empty())
+    root["train"] = json::Object(options.train);
   std::string text;
   llvm::raw_string_ostream os(text);
   os << json::Value(std::move(root)) << "\n";

@@ -28,7 +28,7 @@
 #include "lpc/Runtime/Random.h"
 
 #include "GemmReference.h"
-#include "HostFloat.h"
+#include "lpc/Runtime/HostFloat.h"
 #include "TestKernels.h"
 
 #include <algorithm>

@@ -21,13 +21,14 @@
 #include "lpc/Reference/Evaluator.h"
 #include "lpc/Runtime/BatchIterator.h"
 #ifdef LPC_HAVE_CUDA_RUNTIME
-#include "lpc/Runtime/CudaArtifact.h"
+#include "lpc/Runtime/CudaTrain.h"
 #endif
 #include "lpc/Runtime/Data.h"
 #include "lpc/Runtime/File.h"
 #include "lpc/Runtime/Gemm.h"
 #include "lpc/Runtime/Metrics.h"
 #include "lpc/Runtime/Safetensors.h"
+#include "lpc/Runtime/Trainer.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -161,184 +162,99 @@ static cl::opt<int64_t> synthExamples("synthetic-examples",
 
 namespace {
 
-/// A compiled function as the training loop uses it, whatever runs it: one
-/// contiguous row-major host buffer per argument and per result.
-class StepFunction {
-public:
-  virtual ~StepFunction() = default;
-  virtual const std::vector<cpu::Slot> &args() const = 0;
-  virtual const std::vector<cpu::Slot> &results() const = 0;
-  virtual llvm::Error run(llvm::ArrayRef<const void *> args,
-                          llvm::ArrayRef<void *> results) = 0;
-  virtual bool cached() const { return false; }
-  /// Where it runs, for the start-up line.
-  virtual std::string deviceName() const = 0;
-};
+rt::DType rtDType(ref::DType d) {
+  switch (d) {
+  case ref::DType::f32: return rt::DType::F32;
+  case ref::DType::f16: return rt::DType::F16;
+  case ref::DType::bf16: return rt::DType::BF16;
+  case ref::DType::f8e4m3: return rt::DType::F8_E4M3;
+  case ref::DType::f8e5m2: return rt::DType::F8_E5M2;
+  case ref::DType::i32: return rt::DType::I32;
+  case ref::DType::i64: return rt::DType::I64;
+  case ref::DType::i1: return rt::DType::BOOL;
+  }
+  return rt::DType::F32;
+}
 
-class CPUStep : public StepFunction {
+rt::Slot runtimeSlot(const cpu::Slot &c) {
+  rt::Slot s;
+  s.dtype = rtDType(c.dtype);
+  s.shape = c.shape;
+  s.state = c.state;
+  s.name = c.name;
+  s.input = c.input;
+  s.metric = c.metric;
+  s.init = c.init;
+  return s;
+}
+
+rt::InitSpec runtimeInit(const ref::InitSpec &r) {
+  rt::InitSpec s;
+  s.kind = *rt::parseInitKind(mlpc::stringifyInitKind(r.kind).str());
+  s.std = r.std;
+  s.mean = r.mean;
+  s.low = r.low;
+  s.high = r.high;
+  s.value = r.value;
+  s.gain = r.gain;
+  return s;
+}
+
+/// A function compiled for the host by the JIT.
+class CPUStep : public rt::StepFunction {
 public:
   explicit CPUStep(std::unique_ptr<cpu::CompiledFunction> f)
-      : f(std::move(f)) {}
-  const std::vector<cpu::Slot> &args() const override { return f->args(); }
-  const std::vector<cpu::Slot> &results() const override {
-    return f->results();
+      : f(std::move(f)) {
+    for (const cpu::Slot &s : this->f->args())
+      argSlots.push_back(runtimeSlot(s));
+    for (const cpu::Slot &s : this->f->results())
+      resultSlots.push_back(runtimeSlot(s));
   }
-  llvm::Error run(llvm::ArrayRef<const void *> args,
-                  llvm::ArrayRef<void *> results) override {
-    return f->run(args, results);
+  const std::vector<rt::Slot> &args() const override { return argSlots; }
+  const std::vector<rt::Slot> &results() const override {
+    return resultSlots;
   }
-  bool cached() const override { return f->cached(); }
-  std::string deviceName() const override { return "cpu"; }
+  rt::Error run(const std::vector<const void *> &args,
+                const std::vector<void *> &results) override {
+    if (llvm::Error e = f->run(args, results))
+      return rt::Error::make(llvm::toString(std::move(e)));
+    return rt::Error::success();
+  }
+  size_t temporaryBytes() const override { return cpu::bufferPoolBytes(); }
 
 private:
   std::unique_ptr<cpu::CompiledFunction> f;
+  std::vector<rt::Slot> argSlots, resultSlots;
 };
 
 #ifdef LPC_HAVE_CUDA_RUNTIME
 namespace rtc = ::lpc::rt::cuda;
 
-/// The GPU, its GEMM engine and the artifact, shared by the functions that
-/// run on them (and outliving them).
-struct CudaSession {
-  std::unique_ptr<rtc::Device> device;
-  std::unique_ptr<rtc::GemmEngine> gemm;
-  rtc::Artifact artifact;
-};
-
-ref::DType refDType(rt::DType d) {
-  switch (d) {
-  case rt::DType::F32: return ref::DType::f32;
-  case rt::DType::F16: return ref::DType::f16;
-  case rt::DType::BF16: return ref::DType::bf16;
-  case rt::DType::F8_E4M3: return ref::DType::f8e4m3;
-  case rt::DType::F8_E5M2: return ref::DType::f8e5m2;
-  case rt::DType::I32: return ref::DType::i32;
-  case rt::DType::I64: return ref::DType::i64;
-  case rt::DType::BOOL: return ref::DType::i1;
-  }
-  return ref::DType::f32;
-}
-
-cpu::Slot slotOf(const rtc::ArtifactSlot &a) {
-  cpu::Slot s;
-  s.dtype = refDType(a.dtype);
-  s.shape = a.shape;
-  s.state = a.state;
-  s.name = a.name;
-  s.input = a.input;
-  s.metric = a.metric;
-  s.init = a.init;
-  return s;
-}
-
-/// A function of the artifact on the GPU. Every call copies the host
-/// buffers in and the results out (runHost): simple and correct; keeping
-/// the state on the device between steps is the next step.
-class CudaStep : public StepFunction {
-public:
-  CudaStep(std::shared_ptr<CudaSession> session,
-           std::unique_ptr<rtc::CudaFunction> f)
-      : session(std::move(session)), f(std::move(f)) {
-    for (const rtc::ArtifactSlot &a : this->f->function().args)
-      argSlots.push_back(slotOf(a));
-    for (const rtc::ArtifactSlot &a : this->f->function().results)
-      resultSlots.push_back(slotOf(a));
-  }
-  const std::vector<cpu::Slot> &args() const override { return argSlots; }
-  const std::vector<cpu::Slot> &results() const override {
-    return resultSlots;
-  }
-  llvm::Error run(llvm::ArrayRef<const void *> args,
-                  llvm::ArrayRef<void *> results) override {
-    if (rt::Error e = f->runHost({args.begin(), args.end()},
-                                 {results.begin(), results.end()}))
-      return llvm::createStringError(e.message());
-    return llvm::Error::success();
-  }
-  std::string deviceName() const override {
-    const rtc::DeviceInfo &i = session->device->info();
-    return llvm::formatv("{0} (sm_{1}{2})", i.name, i.ccMajor, i.ccMinor);
-  }
-
-private:
-  std::shared_ptr<CudaSession> session;
-  std::unique_ptr<rtc::CudaFunction> f;
-  std::vector<cpu::Slot> argSlots, resultSlots;
-};
-
-/// Whether this machine has a CUDA driver and device (checked before the
-/// data are read and the model compiled).
 bool cudaAvailable(std::string &why) {
-  auto driver = rtc::Driver::get();
-  if (!driver) {
-    why = driver.error().message();
-    return false;
-  }
-  return true;
+  rt::Error e = rtc::probeDriver();
+  why = e.message();
+  return !e;
 }
 
-/// Opens the GPU and loads `names` of the artifact `json`; false (with the
-/// reason, e.g. "no NVIDIA driver ...") when this machine cannot run it.
+/// The steps of the artifact `json` on this machine's GPU; false (with the
+/// reason) when it cannot run them.
 bool openCudaSteps(const std::string &json, llvm::ArrayRef<std::string> names,
-                   std::unique_ptr<StepFunction> &step,
-                   std::unique_ptr<StepFunction> &eval, std::string &why) {
-  auto session = std::make_shared<CudaSession>();
+                   std::unique_ptr<rt::StepFunction> &step,
+                   std::unique_ptr<rt::StepFunction> &eval, std::string &device,
+                   std::string &why) {
   auto art = rtc::parseArtifact(json, "the compiled artifact");
   if (!art) {
     why = art.error().message();
     return false;
   }
-  session->artifact = std::move(*art);
-  if (rt::Error e = session->artifact.validate()) {
-    why = e.message();
+  auto steps = rtc::openCudaSteps(art.take(), names[0], names[1]);
+  if (!steps) {
+    why = steps.error().message();
     return false;
   }
-  auto driver = rtc::Driver::get();
-  if (!driver) {
-    why = driver.error().message();
-    return false;
-  }
-  auto device = rtc::Device::open(**driver, 0);
-  if (!device) {
-    why = device.error().message();
-    return false;
-  }
-  session->device = std::move(*device);
-  const rtc::DeviceInfo &info = session->device->info();
-  // PTX for sm_XY runs on chips from XY on (the driver JITs it).
-  int cc = info.ccMajor * 10 + info.ccMinor;
-  int want = std::atoi(session->artifact.chip.c_str() + 3);
-  if (cc < want) {
-    why = "the artifact is for " + session->artifact.chip + " but " +
-          info.name + " is sm_" + std::to_string(cc) + " (compile with "
-          "--gpu-arch=sm_" + std::to_string(cc) + ")";
-    return false;
-  }
-  auto gemm = rtc::GemmEngine::create(*session->device);
-  if (!gemm) {
-    why = gemm.error().message();
-    return false;
-  }
-  session->gemm = std::move(*gemm);
-  rtc::GemmEngine *engine = session->gemm.get();
-  for (size_t i = 0; i < names.size() && i < 2; ++i) {
-    const rtc::ArtifactFunction *fn = session->artifact.find(names[i]);
-    if (!fn) {
-      why = "the artifact has no function " + names[i];
-      return false;
-    }
-    auto f = rtc::CudaFunction::create(
-        *session->device, *fn,
-        [engine](const rtc::GemmDesc &d, const rtc::GemmOperands &o) {
-          return engine->run(d, o);
-        });
-    if (!f) {
-      why = f.error().message();
-      return false;
-    }
-    (i == 0 ? step : eval) =
-        std::make_unique<CudaStep>(session, std::move(*f));
-  }
+  step = std::move(steps->step);
+  eval = std::move(steps->eval);
+  device = steps->device;
   return true;
 }
 #else
@@ -347,15 +263,51 @@ bool cudaAvailable(std::string &why) {
         "with the CUDA toolkit installed)";
   return false;
 }
-/// Without runtime/cuda (no CUDA toolkit when lpc was configured).
 bool openCudaSteps(const std::string &, llvm::ArrayRef<std::string>,
-                   std::unique_ptr<StepFunction> &,
-                   std::unique_ptr<StepFunction> &, std::string &why) {
-  why = "this lpc-run was built without the CUDA runtime (configure lpc "
-        "with the CUDA toolkit installed)";
-  return false;
+                   std::unique_ptr<rt::StepFunction> &,
+                   std::unique_ptr<rt::StepFunction> &, std::string &,
+                   std::string &why) {
+  return cudaAvailable(why);
 }
 #endif
+
+/// The artifact's "train" section (docs/cuda-artifact.md): what the
+/// runtime-only lpc-run needs to train it (runtime/cuda/CudaTrain.cpp reads
+/// it).
+llvm::json::Object trainSection(const rt::ModelInfo &m,
+                                const rt::TrainOptions &o, int64_t totalSteps,
+                                const std::string &pipeline) {
+  llvm::json::Object params;
+  for (const auto &[name, s] : m.params)
+    params[name] = llvm::json::Object{{"init", rt::initKindName(s.kind)},
+                                      {"std", s.std},
+                                      {"mean", s.mean},
+                                      {"low", s.low},
+                                      {"high", s.high},
+                                      {"value", s.value},
+                                      {"gain", s.gain}};
+  llvm::json::Object t{{"model", m.name},
+                       {"batch", m.batch},
+                       {"text_model", m.textModel},
+                       {"label_input", m.labelName},
+                       {"classes", m.classes},
+                       {"params", std::move(params)},
+                       {"total_steps", totalSteps},
+                       {"mixed_precision", o.mixedPrecision},
+                       {"pipeline", pipeline},
+                       {"lr", o.lr},
+                       {"lr_schedule", o.lrSchedule},
+                       {"warmup_steps", o.warmupSteps},
+                       {"min_lr", o.minLr}};
+  if (m.textModel) {
+    t["token_input"] = m.tokenName;
+    t["seq_len"] = m.seqLen;
+  } else {
+    t["feature_input"] = m.featName;
+    t["features"] = m.features;
+  }
+  return t;
+}
 
 int fail(const llvm::Twine &msg) {
   llvm::errs() << "lpc-run: error: " << msg << "\n";
@@ -447,46 +399,6 @@ bool applyConfig(const std::string &path) {
   return true;
 }
 
-rt::DType rtDType(ref::DType d) {
-  switch (d) {
-  case ref::DType::f32: return rt::DType::F32;
-  case ref::DType::f16: return rt::DType::F16;
-  case ref::DType::bf16: return rt::DType::BF16;
-  case ref::DType::f8e4m3: return rt::DType::F8_E4M3;
-  case ref::DType::f8e5m2: return rt::DType::F8_E5M2;
-  case ref::DType::i32: return rt::DType::I32;
-  case ref::DType::i64: return rt::DType::I64;
-  case ref::DType::i1: return rt::DType::BOOL;
-  }
-  return rt::DType::F32;
-}
-
-std::string stateKey(const cpu::Slot &s) {
-  return s.name.empty() ? s.state : s.state + "/" + s.name;
-}
-
-/// The learning rate at `step`, as lpc.lr_schedule computes it (for logs).
-double lrAt(int64_t step, const std::string &sched, int64_t warmup,
-            int64_t total, double minLr) {
-  double base = lr;
-  if (step < warmup)
-    return base * double(step) / double(std::max<int64_t>(1, warmup));
-  if (sched == "linear" || sched == "cosine") {
-    double p = double(step - warmup) / double(std::max<int64_t>(1, total - warmup));
-    p = std::min(1.0, std::max(0.0, p));
-    double f = sched == "linear" ? 1 - p : 0.5 * (1 + std::cos(M_PI * p));
-    return minLr + (base - minLr) * f;
-  }
-  return base;
-}
-
-std::string humanTime(double s) {
-  if (s < 60)
-    return llvm::formatv("{0:f1}s", s).str();
-  int m = int(s / 60);
-  return llvm::formatv("{0}m{1:f0}s", m, s - 60 * m).str();
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -543,6 +455,30 @@ int main(int argc, char **argv) {
     return fail("--mixed-precision must be no, fp16, bf16 or fp8, got '" +
                 mixedPrecision + "'");
 
+  // A precompiled CUDA artifact (lpc-run ARTIFACT.json --device=cuda): the
+  // same path as the runtime-only lpc-run.
+  if (llvm::StringRef(modelFile).ends_with(".json")) {
+    if (device != "cuda")
+      return fail(modelFile + ": a CUDA artifact runs with --device=cuda");
+#ifdef LPC_HAVE_CUDA_RUNTIME
+    rt::TrainOptions o;
+    o.data = data;
+    o.dataDir = dataDir;
+    o.steps = steps;
+    o.epochs = epochs.getNumOccurrences() ? epochs.getValue() : 0;
+    o.evalEvery = evalEvery;
+    o.evalBatches = evalBatches;
+    o.checkpointDir = checkpointDir;
+    o.checkpointEvery = checkpointEvery;
+    o.resume = resume;
+    o.seed = seed;
+    o.logFile = logFile;
+    o.printEvery = printEvery;
+    o.syntheticExamples = synthExamples;
+    return rtc::trainArtifact(modelFile, o);
+#endif
+  }
+
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
@@ -593,82 +529,60 @@ int main(int argc, char **argv) {
                               "regenerate it (e.g. lpc-model ... --batch={0})",
                               batch.getValue(), modelFile, modelBatch));
 
-  // Data.
-  std::optional<rt::ClassificationDataset> train, test;
-  std::optional<rt::CharCorpus> corpus, corpusVal;
-  std::string dataSpec = data;
-  if (dataSpec.empty())
-    dataSpec = textModel ? "" : "fashion-mnist";
-  if (textModel) {
-    if (!llvm::StringRef(dataSpec).starts_with("text:"))
-      return fail("a token model needs --data=text:PATH (any text file)");
-    auto c = rt::loadCharCorpus(dataSpec.substr(5));
-    if (!c)
-      return fail(c.error().message());
-    auto [tr, va] = rt::splitCharCorpus(*c, 0.1);
-    corpus = std::move(tr);
-    corpusVal = std::move(va);
-  } else if (dataSpec == "fashion-mnist") {
-    auto tr = rt::loadFashionMnist(rt::Split::Train, dataDir);
-    if (!tr)
-      return fail(tr.error().message());
-    auto te = rt::loadFashionMnist(rt::Split::Test, dataDir);
-    if (!te)
-      return fail(te.error().message());
-    train = std::move(*tr);
-    test = std::move(*te);
-  } else if (dataSpec == "synthetic") {
-    int64_t features = featIn.getType().getShape().back();
-    int64_t classes = 10;
-    if (auto b = ref::integerInputBound(labelIn.getResult()))
-      classes = *b;
-    rt::SyntheticOptions so;
-    so.numExamples = synthExamples;
-    so.features = features;
-    so.classes = classes;
-    so.seed = seed;
-    auto tr = rt::makeSyntheticClassification(so, rt::Split::Train);
-    auto te = rt::makeSyntheticClassification(so, rt::Split::Test);
-    if (!tr || !te)
-      return fail(!tr ? tr.error().message() : te.error().message());
-    train = std::move(*tr);
-    test = std::move(*te);
-  } else {
-    return fail("unknown --data '" + dataSpec +
-                "' (fashion-mnist, synthetic or text:PATH)");
+  // The loop's view of the model, and the data (the number of steps
+  // decides the LR schedule's horizon, so it is known before compiling).
+  rt::ModelInfo info;
+  info.name = model;
+  info.batch = modelBatch;
+  info.textModel = textModel;
+  info.labelName = labelIn.getName().str();
+  if (featIn) {
+    info.featName = featIn.getName().str();
+    info.features = featIn.getType().getShape().back();
   }
-  if (train && train->featureSize != featIn.getType().getShape().back())
-    return fail(llvm::formatv("{0} has {1} features per example but the "
-                              "model's input '{2}' expects {3}",
-                              train->name, train->featureSize,
-                              featIn.getName(),
-                              featIn.getType().getShape().back()));
-
-  std::optional<rt::BatchIterator> iter;
-  std::optional<rt::CorpusSampler> sampler;
-  int64_t perEpoch = 0;
-  if (train) {
-    rt::BatchIteratorOptions bo;
-    bo.batchSize = modelBatch;
-    bo.seed = seed;
-    auto it = rt::BatchIterator::create(train->numExamples, bo);
-    if (!it)
-      return fail(it.error().message());
-    iter = std::move(*it);
-    perEpoch = iter->batchesPerEpoch();
-  } else {
-    auto t = tokenIn.getType();
-    auto s = rt::CorpusSampler::create(*corpus, t.getDimSize(0),
-                                       t.getDimSize(1), seed);
-    if (!s)
-      return fail(s.error().message());
-    sampler = std::move(*s);
-    perEpoch = std::max<int64_t>(
-        1, int64_t(corpus->bytes.size()) / (t.getDimSize(0) * t.getDimSize(1)));
+  if (tokenIn) {
+    info.tokenName = tokenIn.getName().str();
+    info.seqLen = tokenIn.getType().getDimSize(1);
   }
-  int64_t totalSteps =
-      steps > 0 ? steps.getValue()
-                : std::max<int64_t>(1, int64_t(std::ceil(epochs * perEpoch)));
+  if (auto b = ref::integerInputBound(labelIn.getResult()))
+    info.classes = *b;
+  for (auto p : fwd.getOps<mlpc::ParamOp>())
+    info.params[p.getName().str()] = runtimeInit(ref::InitSpec::fromOp(p));
+  rt::TrainOptions topt;
+  topt.data = data;
+  topt.dataDir = dataDir;
+  topt.steps = steps;
+  topt.epochs = epochs;
+  topt.evalEvery = evalEvery;
+  topt.evalBatches = evalBatches;
+  topt.checkpointDir = checkpointDir;
+  topt.checkpointEvery = checkpointEvery;
+  topt.resume = resume;
+  topt.seed = seed;
+  topt.logFile = logFile;
+  topt.printEvery = printEvery;
+  topt.syntheticExamples = synthExamples;
+  topt.mixedPrecision = mixedPrecision;
+  topt.lr = lr;
+  {
+    // Only for the logged lr: read what lpc-autodiff was told.
+    llvm::StringRef extra = autodiffExtra;
+    llvm::SmallVector<llvm::StringRef> parts;
+    extra.split(parts, ' ', -1, false);
+    for (llvm::StringRef p : parts) {
+      auto [k, v] = p.split('=');
+      if (k == "lr-schedule")
+        topt.lrSchedule = v.str();
+      else if (k == "warmup-steps")
+        v.getAsInteger(10, topt.warmupSteps);
+      else if (k == "min-lr")
+        v.getAsDouble(topt.minLr);
+    }
+  }
+  auto trainer = rt::Trainer::create(info, topt);
+  if (!trainer)
+    return fail(trainer.error().message());
+  int64_t totalSteps = (*trainer)->totalSteps();
 
   // Compile.
   auto tc = std::chrono::steady_clock::now();
@@ -687,23 +601,27 @@ int main(int argc, char **argv) {
       return fail("building the train step failed (pipeline: " + pipeline +
                   ")");
   }
-  std::unique_ptr<StepFunction> stepFn, evalFn;
+  std::unique_ptr<rt::StepFunction> stepFn, evalFn;
   std::string names[] = {model + "_train_step", model + "_eval"};
   bool fromCache = false;
+  std::string deviceLine =
+      llvm::formatv("{0} threads", ::lpc::rt::gemmThreads()).str();
   if (device == "cpu") {
     cpu::CompileOptions copts;
     if (!cacheDir.empty())
       copts.cacheDir = cacheDir == "off" ? std::string() : cacheDir.getValue();
+    fromCache = true;
     for (int i = 0; i < 2; ++i) {
       auto f = cpu::CompiledFunction::compile(*module, names[i], copts);
       if (!f)
         return fail(llvm::toString(f.takeError()));
+      fromCache = fromCache && (*f)->cached();
       (i == 0 ? stepFn : evalFn) = std::make_unique<CPUStep>(std::move(*f));
     }
-    fromCache = stepFn->cached() && evalFn->cached();
   } else {
     mlpc::gpu::ArtifactOptions ao;
     ao.chip = gpuArch;
+    ao.train = trainSection(info, topt, totalSteps, pipeline);
     auto art = mlpc::gpu::compileArtifact(*module, names, ao);
     if (!art)
       return fail("--device=cuda: " + llvm::toString(art.takeError()));
@@ -721,7 +639,7 @@ int main(int argc, char **argv) {
       return 0;
     }
     std::string why;
-    if (!openCudaSteps(*art, names, stepFn, evalFn, why)) {
+    if (!openCudaSteps(*art, names, stepFn, evalFn, deviceLine, why)) {
       // Exit 2 like lpc-cuda-check: no usable GPU (or driver) here.
       fail("--device=cuda: " + why);
       return 2;
@@ -730,367 +648,12 @@ int main(int argc, char **argv) {
   double compileSecs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - tc)
           .count();
+  (*trainer)->setPipeline(pipeline);
   llvm::errs() << llvm::formatv(
       "lpc-run: compiled @{0}_train_step and @{0}_eval ({1} precision) in "
       "{2:f2} s{3}; {4}\n",
       model, mixedPrecision.getValue(), compileSecs,
-      fromCache ? " (from the compile cache)" : "",
-      device == "cpu"
-          ? llvm::formatv("{0} threads", ::lpc::rt::gemmThreads()).str()
-          : stepFn->deviceName());
+      fromCache ? " (from the compile cache)" : "", deviceLine);
 
-  // State: one buffer per state argument, keyed "state/name".
-  const auto &args = stepFn->args();
-  const auto &results = stepFn->results();
-  std::map<std::string, std::vector<uint8_t>> state;
-  std::map<std::string, const cpu::Slot *> stateSlot;
-  std::map<std::string, mlpc::ParamOp> params;
-  for (auto p : fwd.getOps<mlpc::ParamOp>())
-    params[p.getName().str()] = p;
-  for (const cpu::Slot &s : args) {
-    if (s.state.empty())
-      continue;
-    std::vector<uint8_t> buf(s.byteSize() + 1, 0);
-    if (s.state == "param") {
-      auto it = params.find(s.name);
-      if (it == params.end())
-        return fail("internal: no parameter '" + s.name + "'");
-      cpu::packTensor(ref::initializeParam(it->second, seed), buf.data());
-    } else if (s.init) {
-      cpu::packTensor(ref::Tensor::filled(s.dtype, s.shape, *s.init),
-                      buf.data());
-    }
-    state[stateKey(s)] = std::move(buf);
-    stateSlot[stateKey(s)] = &s;
-  }
-  int64_t startStep = 0;
-
-  // Resume.
-  auto checkpointPath = [&](const std::string &name) {
-    llvm::SmallString<256> p(checkpointDir.getValue());
-    llvm::sys::path::append(p, name);
-    return p.str().str();
-  };
-  std::vector<rt::TensorSpec> specs;
-  for (auto &[k, s] : stateSlot)
-    specs.push_back({k, rtDType(s->dtype), s->shape});
-  if (!resume.empty()) {
-    std::string path = resume == "latest" ? checkpointPath("latest.safetensors")
-                                          : resume.getValue();
-    auto file = rt::readSafetensors(path);
-    if (!file)
-      return fail(file.error().message());
-    auto header = rt::readSafetensorsHeader(path);
-    if (!header)
-      return fail(header.error().message());
-    if (rt::Error e = rt::checkTensors(*header, specs, path))
-      return fail(e.message() + " (another model or precision?)");
-    auto meta = [&](const char *k) {
-      auto it = file->metadata.find(k);
-      return it == file->metadata.end() ? std::string() : it->second;
-    };
-    if (meta("model") != model || meta("mixed_precision") != mixedPrecision)
-      return fail(path + ": checkpoint of model '" + meta("model") + "' in '" +
-                  meta("mixed_precision") + "' precision, not '" + model +
-                  "' in '" + mixedPrecision.getValue() + "'");
-    for (auto &[k, t] : file->tensors)
-      std::memcpy(state[k].data(), t.bytes.data(), t.bytes.size());
-    startStep = std::stoll(meta("step"));
-    rt::Error e = iter ? iter->restore(meta("data_position"))
-                       : sampler->restore(meta("data_position"));
-    if (e)
-      return fail(path + ": " + e.message());
-    llvm::errs() << "lpc-run: resumed from " << path << " at step "
-                 << startStep << "\n";
-  }
-
-  auto writeCheckpoint = [&](int64_t stepDone) -> bool {
-    if (checkpointDir.empty())
-      return true;
-    if (auto ec = llvm::sys::fs::create_directories(checkpointDir)) {
-      fail(checkpointDir + ": " + ec.message());
-      return false;
-    }
-    std::vector<rt::TensorView> views;
-    for (auto &[k, buf] : state) {
-      const cpu::Slot *s = stateSlot[k];
-      views.push_back({k, rtDType(s->dtype), s->shape, buf.data(),
-                       s->byteSize()});
-    }
-    rt::Metadata md{{"model", model},
-                    {"mixed_precision", mixedPrecision},
-                    {"step", std::to_string(stepDone)},
-                    {"seed", std::to_string(seed)},
-                    {"data_position",
-                     iter ? iter->position() : sampler->position()},
-                    {"pipeline", pipeline}};
-    for (const char *name : {"latest.safetensors"}) {
-      if (rt::Error e = rt::writeSafetensors(checkpointPath(name), views, md)) {
-        fail(e.message());
-        return false;
-      }
-    }
-    return true;
-  };
-
-  rt::JsonlWriter log;
-  if (!logFile.empty())
-    if (rt::Error e = log.open(logFile, /*append=*/!resume.empty())) {
-      fail(e.message());
-      return 1;
-    }
-
-  // Inputs of the train step and of eval, by input name.
-  std::map<std::string, std::vector<uint8_t>> inputs;
-  for (const cpu::Slot &s : args)
-    if (!s.input.empty())
-      inputs[s.input].assign(s.byteSize() + 1, 0);
-  std::string featName = featIn ? featIn.getName().str() : "";
-  std::string labelName = labelIn.getName().str();
-  std::string tokenName = tokenIn ? tokenIn.getName().str() : "";
-  auto loadBatch = [&](const rt::ClassificationDataset &ds,
-                       const std::vector<int64_t> &idx) {
-    ds.gather(idx, reinterpret_cast<float *>(inputs[featName].data()),
-              reinterpret_cast<int32_t *>(inputs[labelName].data()));
-  };
-
-  // Evaluation: mean loss and accuracy over the held-out data.
-  auto evaluate = [&](double &lossOut, double &accOut) -> bool {
-    const auto &eargs = evalFn->args();
-    const auto &eres = evalFn->results();
-    std::vector<std::vector<uint8_t>> out(eres.size());
-    for (size_t r = 0; r < eres.size(); ++r)
-      out[r].assign(eres[r].byteSize() + 1, 0);
-    std::vector<const void *> ap;
-    for (const cpu::Slot &s : eargs)
-      ap.push_back(s.input.empty() ? state[stateKey(s)].data()
-                                   : inputs[s.input].data());
-    std::vector<void *> rp;
-    for (auto &o : out)
-      rp.push_back(o.data());
-    double lossSum = 0, correct = 0, count = 0, lossRows = 0;
-    int64_t nb = 0;
-    auto runOne = [&](int64_t real) -> bool {
-      if (llvm::Error e = evalFn->run(ap, rp)) {
-        fail("eval: " + llvm::toString(std::move(e)));
-        return false;
-      }
-      for (size_t r = 0; r < eres.size(); ++r) {
-        ref::Tensor t = cpu::unpackTensor(eres[r], out[r].data());
-        if (eres[r].metric == "loss") {
-          lossSum += t.data[0] * real;
-          lossRows += real;
-        } else if (eres[r].metric == "logits" && !textModel) {
-          int64_t c = t.shape.back();
-          auto *labels = reinterpret_cast<int32_t *>(inputs[labelName].data());
-          for (int64_t i = 0; i < real; ++i) {
-            int64_t best = 0;
-            for (int64_t j = 1; j < c; ++j)
-              if (t.data[i * c + j] > t.data[i * c + best])
-                best = j;
-            correct += best == labels[i];
-            count += 1;
-          }
-        }
-      }
-      return true;
-    };
-    if (test) {
-      int64_t b = modelBatch;
-      for (int64_t start = 0; start < test->numExamples; start += b, ++nb) {
-        if (evalBatches > 0 && nb >= evalBatches)
-          break;
-        std::vector<int64_t> idx;
-        int64_t real = std::min(b, test->numExamples - start);
-        for (int64_t i = 0; i < b; ++i)
-          idx.push_back(start + (i < real ? i : 0));
-        loadBatch(*test, idx);
-        if (!runOne(real))
-          return false;
-      }
-    } else {
-      auto t = tokenIn.getType();
-      auto s = rt::CorpusSampler::create(*corpusVal, t.getDimSize(0),
-                                         t.getDimSize(1), seed + 1);
-      if (!s) {
-        fail(s.error().message());
-        return false;
-      }
-      int64_t n = evalBatches > 0 ? evalBatches.getValue() : 20;
-      for (int64_t i = 0; i < n; ++i) {
-        s->next(reinterpret_cast<int32_t *>(inputs[tokenName].data()),
-                reinterpret_cast<int32_t *>(inputs[labelName].data()));
-        if (!runOne(1))
-          return false;
-      }
-    }
-    lossOut = lossRows > 0 ? lossSum / lossRows : NAN;
-    accOut = count > 0 ? correct / count : NAN;
-    return true;
-  };
-
-  // The training loop.
-  bool tty = llvm::sys::Process::StandardErrIsDisplayed();
-  std::vector<std::vector<uint8_t>> out(results.size());
-  for (size_t r = 0; r < results.size(); ++r)
-    out[r].assign(results[r].byteSize() + 1, 0);
-  auto t0 = std::chrono::steady_clock::now();
-  double lastLoss = NAN, skippedTotal = 0;
-  int64_t samples = 0;
-  std::string schedule = "constant";
-  int64_t warmup = 0;
-  double minLr = 0;
-  {
-    // Only for the logged lr: read what lpc-autodiff was told.
-    llvm::StringRef extra = autodiffExtra;
-    llvm::SmallVector<llvm::StringRef> parts;
-    extra.split(parts, ' ', -1, false);
-    for (llvm::StringRef p : parts) {
-      auto [k, v] = p.split('=');
-      if (k == "lr-schedule")
-        schedule = v.str();
-      else if (k == "warmup-steps")
-        v.getAsInteger(10, warmup);
-      else if (k == "min-lr")
-        v.getAsDouble(minLr);
-    }
-  }
-  for (int64_t step = startStep; step < totalSteps; ++step) {
-    int64_t real = modelBatch;
-    if (iter) {
-      rt::Batch b = iter->next();
-      real = b.realRows;
-      loadBatch(*train, b.indices);
-    } else {
-      sampler->next(reinterpret_cast<int32_t *>(inputs[tokenName].data()),
-                    reinterpret_cast<int32_t *>(inputs[labelName].data()));
-    }
-    std::vector<const void *> ap;
-    for (const cpu::Slot &s : args)
-      ap.push_back(s.input.empty() ? state[stateKey(s)].data()
-                                   : inputs[s.input].data());
-    std::vector<void *> rp;
-    for (auto &o : out)
-      rp.push_back(o.data());
-    if (llvm::Error e = stepFn->run(ap, rp))
-      return fail("step " + std::to_string(step) + ": " +
-                  llvm::toString(std::move(e)));
-    rt::JsonObject rec;
-    rec.add("step", step + 1);
-    double loss = NAN;
-    for (size_t r = 0; r < results.size(); ++r) {
-      const cpu::Slot &s = results[r];
-      if (!s.state.empty()) {
-        std::memcpy(state[stateKey(s)].data(), out[r].data(), s.byteSize());
-      } else if (!s.metric.empty()) {
-        ref::Tensor t = cpu::unpackTensor(s, out[r].data());
-        if (t.numElements() != 1)
-          continue;
-        if (s.metric == "loss")
-          loss = t.data[0];
-        if (s.metric == "skipped")
-          skippedTotal += t.data[0];
-        // Per-tensor metrics (fp8_saturated, fp8_underflow) by tensor name.
-        rec.add(s.name.empty() ? s.metric : s.metric + "/" + s.name,
-                t.data[0]);
-      }
-    }
-    rec.add("lr", lrAt(step, schedule, warmup, totalSteps, minLr));
-    // Per FP8 tensor: this step's amax (the newest history entry) and the
-    // scale the next step will quantize with.
-    for (auto &[key, slot] : stateSlot) {
-      if (slot->state != "fp8_scale" && slot->state != "fp8_amax_history")
-        continue;
-      float v;
-      std::memcpy(&v, state[key].data(), sizeof(float));
-      rec.add((slot->state == "fp8_scale" ? "fp8_scale/" : "fp8_amax/") +
-                  slot->name,
-              v);
-    }
-    if (real != modelBatch)
-      rec.add("real_rows", real);
-    samples += real;
-    if (!std::isfinite(loss))
-      return fail(llvm::formatv("the loss is {0} at step {1} ({2} "
-                                "precision); lower --lr, or use loss scaling "
-                                "for fp16",
-                                loss, step + 1, mixedPrecision.getValue()));
-    lastLoss = loss;
-    double el = std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - t0)
-                    .count();
-    double rate = samples / std::max(el, 1e-9);
-    int64_t done = step + 1 - startStep, left = totalSteps - step - 1;
-    double eta = done > 0 ? el / done * left : 0;
-    if (tty) {
-      int width = 30, fill = int(width * double(step + 1) / totalSteps);
-      llvm::errs() << llvm::formatv(
-          "\r[{0}{1}] step {2}/{3} loss {4:f4} {5:f0} samples/s ETA {6}   ",
-          std::string(fill, '#'), std::string(width - fill, '.'), step + 1,
-          totalSteps, loss, rate, humanTime(eta));
-    } else if ((step + 1) % printEvery == 0 || step + 1 == totalSteps) {
-      llvm::errs() << llvm::formatv(
-          "step {0}/{1} loss {2:f4} {3:f0} samples/s ETA {4}\n", step + 1,
-          totalSteps, loss, rate, humanTime(eta));
-    }
-    bool evalNow = evalEvery > 0 && (step + 1) % evalEvery == 0 &&
-                   step + 1 != totalSteps;
-    if (evalNow) {
-      double el2, acc;
-      if (!evaluate(el2, acc))
-        return 1;
-      rec.add("eval_loss", el2);
-      if (!std::isnan(acc))
-        rec.add("eval_accuracy", acc);
-      llvm::errs() << llvm::formatv("{0}eval at step {1}: loss {2:f4}{3}\n",
-                                    tty ? "\n" : "", step + 1, el2,
-                                    std::isnan(acc) ? std::string()
-                                                    : llvm::formatv(", accuracy {0:f4}", acc).str());
-    }
-    if (log.isOpen())
-      if (rt::Error e = log.write(rec))
-        return fail(e.message());
-    if (checkpointEvery > 0 && (step + 1) % checkpointEvery == 0 &&
-        !writeCheckpoint(step + 1))
-      return 1;
-  }
-  if (tty)
-    llvm::errs() << "\n";
-  double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-          .count();
-  double evalLoss = NAN, evalAcc = NAN;
-  if (!evaluate(evalLoss, evalAcc))
-    return 1;
-  if (!writeCheckpoint(totalSteps))
-    return 1;
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  int64_t trained = totalSteps - startStep;
-  llvm::outs() << llvm::formatv(
-      "lpc-run: {0} steps in {1:f1} s ({2:f1} ms/step, {3:f0} samples/s), "
-      "compile {4:f2} s, peak memory {5} MiB (step temporaries {6} MiB)\n",
-      trained, secs, trained ? 1000 * secs / trained : 0.0,
-      samples / std::max(secs, 1e-9), compileSecs, ru.ru_maxrss / 1024,
-      (cpu::bufferPoolBytes() + (1 << 19)) >> 20);
-  llvm::outs() << llvm::formatv("final train loss {0:f4}", lastLoss);
-  if (skippedTotal > 0)
-    llvm::outs() << llvm::formatv(", {0} steps skipped (loss scaling)",
-                                  skippedTotal);
-  llvm::outs() << llvm::formatv(", eval loss {0:f4}", evalLoss);
-  if (!std::isnan(evalAcc))
-    llvm::outs() << llvm::formatv(", eval accuracy {0:f4}", evalAcc);
-  llvm::outs() << "\n";
-  if (log.isOpen()) {
-    rt::JsonObject fin;
-    fin.add("final", true).add("eval_loss", evalLoss);
-    if (!std::isnan(evalAcc))
-      fin.add("eval_accuracy", evalAcc);
-    fin.add("seconds", secs).add("compile_seconds", compileSecs);
-    if (rt::Error e = log.write(fin))
-      return fail(e.message());
-    if (rt::Error e = log.close())
-      return fail(e.message());
-  }
-  return 0;
+  return (*trainer)->run(*stepFn, *evalFn, compileSecs);
 }

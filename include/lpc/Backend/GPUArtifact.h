@@ -27,6 +27,9 @@ struct ArtifactOptions {
   std::string chip = "sm_90";
   /// CUDA's libdevice.10.bc ("": the one CMake found).
   std::string libdevice;
+  /// Written as the artifact's "train" section when not empty (lpc-run:
+  /// the model and settings the runtime-only lpc-run trains with).
+  llvm::json::Object train;
 };
 
 /// Compiles @names of `module` (the module is not modified) and returns the

@@ -9,11 +9,12 @@
 #include "lpc/Runtime/CudaGemm.h"
 
 #include "GemmReference.h"
-#include "HostFloat.h"
+#include "lpc/Runtime/HostFloat.h"
 #include "TestKernels.h"
 
 #include <dlfcn.h>
 
+using namespace lpc::rt;
 using namespace lpc::rt::cuda;
 
 #ifndef LPC_CUDA_TOOLKIT_LIBDIR

@@ -4,13 +4,13 @@
 // operands on the host in every format and read results back, so they need
 // exact conversions: round to nearest, ties to even, subnormals kept. FP8
 // encodes saturate to the largest finite value (as lpc's quantize and PTX's
-// cvt.satfinite do); bf16 and f16 overflow to infinity (IEEE). Internal to
-// runtime/cuda: the runtime proper only moves bit patterns.
+// cvt.satfinite do); bf16 and f16 overflow to infinity (IEEE). The trainer
+// reads metrics of any format with decodeAs.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LPC_RUNTIME_CUDA_HOSTFLOAT_H
-#define LPC_RUNTIME_CUDA_HOSTFLOAT_H
+#ifndef LPC_RUNTIME_HOSTFLOAT_H
+#define LPC_RUNTIME_HOSTFLOAT_H
 
 #include "lpc/Runtime/Tensor.h"
 
@@ -21,7 +21,6 @@
 
 namespace lpc {
 namespace rt {
-namespace cuda {
 
 /// A binary floating-point format with `expBits` exponent and `manBits`
 /// mantissa bits. `fn`: no infinities, NaN = all ones (E4M3FN); otherwise
@@ -164,8 +163,7 @@ inline std::vector<double> decodeAs(DType t, const uint8_t *bytes, size_t n) {
   return out;
 }
 
-} // namespace cuda
 } // namespace rt
 } // namespace lpc
 
-#endif // LPC_RUNTIME_CUDA_HOSTFLOAT_H
+#endif // LPC_RUNTIME_HOSTFLOAT_H

@@ -1,0 +1,66 @@
+//===- CudaTrain.h - train a CUDA artifact -----------------------*- C++ -*-===//
+//
+// The glue between a CUDA artifact and the trainer (Trainer.h), shared by
+// lpc-run --device=cuda (which compiles first) and the runtime-only
+// lpc-run (runtime/tools/lpc-run.cpp, which is given an artifact):
+//
+//   - probeDriver(): is there a driver, before anything is compiled or read;
+//   - openCudaSteps(): the train step and eval function on device 0, GEMMs
+//     through cuBLASLt, as StepFunctions;
+//   - parseTraining(): the artifact's "train" section (docs/cuda-artifact.md):
+//     the model as the trainer sees it and the settings it was compiled
+//     with (precision, learning rate, schedule and its number of steps).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LPC_RUNTIME_CUDATRAIN_H
+#define LPC_RUNTIME_CUDATRAIN_H
+
+#include "lpc/Runtime/CudaArtifact.h"
+#include "lpc/Runtime/Trainer.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace lpc {
+namespace rt {
+namespace cuda {
+
+/// Success when the CUDA driver loads and sees a device; otherwise the
+/// one-line reason (with failure() telling whether this machine simply has
+/// no GPU).
+Error probeDriver(DriverFailure *failure = nullptr);
+
+struct CudaSteps {
+  std::unique_ptr<StepFunction> step, eval;
+  std::string device; // "NVIDIA H200 (sm_90)"
+};
+
+/// Opens device 0 and loads `stepName` and `evalName` of `artifact` (which
+/// must validate). Fails if the device is older than the artifact's chip.
+Expected<CudaSteps> openCudaSteps(Artifact artifact,
+                                  const std::string &stepName,
+                                  const std::string &evalName);
+
+/// The "train" section of an artifact's JSON text.
+struct ArtifactTraining {
+  ModelInfo model;
+  TrainOptions options; // mixed precision, pipeline, lr and its schedule
+  int64_t totalSteps = 0; // the schedule's horizon it was compiled for
+};
+Expected<ArtifactTraining> parseTraining(std::string_view json,
+                                         const std::string &source);
+
+/// lpc-run ARTIFACT --device=cuda: trains the artifact at `path` on this
+/// machine's GPU. The model and what it was compiled with come from the
+/// artifact; data, steps, evaluation, checkpoints, log and seed from
+/// `options` (`steps` 0 and `epochs` 0: the steps it was compiled for).
+/// Returns the exit status: 2 when this machine has no GPU or driver.
+int trainArtifact(const std::string &path, TrainOptions options);
+
+} // namespace cuda
+} // namespace rt
+} // namespace lpc
+
+#endif // LPC_RUNTIME_CUDATRAIN_H

@@ -1,0 +1,124 @@
+//===- Trainer.h - the training loop of lpc-run ------------------*- C++ -*-===//
+//
+// What lpc-run does once a train step and its eval function are compiled,
+// whatever runs them (the host JIT, or a CUDA artifact on a GPU): data,
+// state initialization, the loop with its progress line and JSONL metrics,
+// evaluation, checkpoints and resume, the summary. No LLVM/MLIR, so that
+// the runtime-only lpc-run (runtime/tools) trains artifacts on a machine
+// that has just CMake, a compiler and the CUDA toolkit.
+//
+// Messages go to stderr as "lpc-run: error: ..."; run() returns the exit
+// status.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LPC_RUNTIME_TRAINER_H
+#define LPC_RUNTIME_TRAINER_H
+
+#include "lpc/Runtime/BatchIterator.h"
+#include "lpc/Runtime/Data.h"
+#include "lpc/Runtime/Error.h"
+#include "lpc/Runtime/Init.h"
+#include "lpc/Runtime/Tensor.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lpc {
+namespace rt {
+
+/// An argument or result of a compiled function: a contiguous row-major
+/// tensor, with the lpc.* attributes that say what it holds.
+struct Slot {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::string state;  // lpc.state (param, exp_avg, step, fp8_scale, ...)
+  std::string name;   // lpc.name (parameter name), may be empty
+  std::string input;  // lpc.input (data input name)
+  std::string metric; // lpc.metric (loss, logits, grad_norm, ...)
+  std::optional<double> init; // lpc.init: initial value of non-param state
+  int64_t numElements() const;
+  size_t byteSize() const; // BOOL: one byte per element
+};
+
+/// Element `i` of a buffer of `slot` as a double (any lpc element type).
+double slotValue(const Slot &slot, const void *data, int64_t i);
+
+/// A compiled function as the loop calls it: one host buffer per argument
+/// and per result (results are written, never read).
+class StepFunction {
+public:
+  virtual ~StepFunction() = default;
+  virtual const std::vector<Slot> &args() const = 0;
+  virtual const std::vector<Slot> &results() const = 0;
+  virtual Error run(const std::vector<const void *> &args,
+                    const std::vector<void *> &results) = 0;
+  /// Bytes of step temporaries (for the summary), 0 if unknown.
+  virtual size_t temporaryBytes() const { return 0; }
+};
+
+/// What the loop needs to know about the model.
+struct ModelInfo {
+  std::string name;  // "mlp": checkpoints record it
+  int64_t batch = 0; // rows per step
+  /// Feature models: inputs featName [batch, features] (f32) and labelName
+  /// [batch] (i32). Token models: tokenName and labelName, [batch, seqLen].
+  bool textModel = false;
+  std::string featName, labelName, tokenName;
+  int64_t features = 0, seqLen = 0;
+  int64_t classes = 10; // synthetic data
+  std::map<std::string, InitSpec> params; // initializer by parameter name
+};
+
+struct TrainOptions {
+  std::string data;    // fashion-mnist | synthetic | text:PATH | "" (default)
+  std::string dataDir; // Fashion-MNIST directory
+  int64_t steps = 0;   // > 0 overrides epochs
+  double epochs = 1;
+  int64_t evalEvery = 0, evalBatches = 0;
+  std::string checkpointDir;
+  int64_t checkpointEvery = 0;
+  std::string resume; // a checkpoint path or "latest"
+  uint64_t seed = 0;
+  std::string logFile;
+  int64_t printEvery = 50;
+  int64_t syntheticExamples = 8192;
+  // Recorded in checkpoints and checked on resume.
+  std::string mixedPrecision = "no", pipeline;
+  // For the logged learning rate (what lpc-autodiff was told).
+  double lr = 1e-3;
+  std::string lrSchedule = "constant";
+  int64_t warmupSteps = 0;
+  double minLr = 0;
+};
+
+class Trainer {
+public:
+  /// Reads the data (so that totalSteps() is known before compiling).
+  static Expected<std::unique_ptr<Trainer>> create(ModelInfo model,
+                                                   TrainOptions options);
+  ~Trainer();
+  /// The steps this run trains for (the LR schedule's horizon).
+  int64_t totalSteps() const;
+  /// The pipeline that built the step (checkpoint metadata; it depends on
+  /// totalSteps(), so it comes after create()).
+  void setPipeline(std::string pipeline);
+  /// Trains from step 0 or the resumed checkpoint, evaluates, writes the
+  /// last checkpoint and the summary. Returns the exit status.
+  int run(StepFunction &step, StepFunction &eval, double compileSeconds);
+
+  struct Impl;
+
+private:
+  explicit Trainer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace rt
+} // namespace lpc
+
+#endif // LPC_RUNTIME_TRAINER_H

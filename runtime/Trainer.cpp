@@ -1,0 +1,587 @@
+//===- Trainer.cpp - the training loop of lpc-run --------------------------===//
+
+#include "lpc/Runtime/Trainer.h"
+
+#include "lpc/Runtime/HostFloat.h"
+#include "lpc/Runtime/Metrics.h"
+#include "lpc/Runtime/Safetensors.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace lpc {
+namespace rt {
+
+int64_t Slot::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+size_t Slot::byteSize() const { return numElements() * dtypeSize(dtype); }
+
+double slotValue(const Slot &slot, const void *data, int64_t i) {
+  const auto *p = static_cast<const uint8_t *>(data);
+  switch (slot.dtype) {
+  case DType::F32: {
+    float v;
+    std::memcpy(&v, p + 4 * i, 4);
+    return v;
+  }
+  case DType::I32: {
+    int32_t v;
+    std::memcpy(&v, p + 4 * i, 4);
+    return v;
+  }
+  case DType::I64: {
+    int64_t v;
+    std::memcpy(&v, p + 8 * i, 8);
+    return double(v);
+  }
+  case DType::BOOL:
+    return p[i] ? 1.0 : 0.0;
+  default:
+    return decodeAs(slot.dtype, p + i * dtypeSize(slot.dtype), 1)[0];
+  }
+}
+
+namespace {
+
+std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char *fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  int n = std::vsnprintf(nullptr, 0, fmt, ap);
+  va_end(ap);
+  std::string s(n > 0 ? n : 0, '\0');
+  std::vsnprintf(s.data(), s.size() + 1, fmt, ap2);
+  va_end(ap2);
+  return s;
+}
+
+int fail(const std::string &msg) {
+  std::fprintf(stderr, "lpc-run: error: %s\n", msg.c_str());
+  return 1;
+}
+
+std::string stateKey(const Slot &s) {
+  return s.name.empty() ? s.state : s.state + "/" + s.name;
+}
+
+std::string humanTime(double s) {
+  if (s < 60)
+    return format("%.1fs", s);
+  int m = int(s / 60);
+  return format("%dm%.0fs", m, s - 60 * m);
+}
+
+/// mkdir -p.
+Error makeDirectories(const std::string &path) {
+  std::string cur;
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t next = path.find('/', pos);
+    if (next == std::string::npos)
+      next = path.size();
+    cur = path.substr(0, next);
+    pos = next + 1;
+    if (cur.empty())
+      continue;
+    if (::mkdir(cur.c_str(), 0777) != 0 && errno != EEXIST)
+      return Error::make(path + ": " + std::strerror(errno));
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return Error::make(path + ": not a directory");
+  return Error::success();
+}
+
+} // namespace
+
+struct Trainer::Impl {
+  ModelInfo model;
+  TrainOptions opt;
+  std::optional<ClassificationDataset> train, test;
+  std::optional<CharCorpus> corpus, corpusVal;
+  std::optional<BatchIterator> iter;
+  std::optional<CorpusSampler> sampler;
+  int64_t totalSteps = 0;
+
+  std::map<std::string, std::vector<uint8_t>> state;
+  std::map<std::string, Slot> stateSlot;
+  std::map<std::string, std::vector<uint8_t>> inputs;
+
+  Error load();
+  double lrAt(int64_t step) const;
+  std::string checkpointPath(const std::string &name) const {
+    return opt.checkpointDir + "/" + name;
+  }
+  Error initState(const std::vector<Slot> &args);
+  Error resume(int64_t &startStep);
+  Error writeCheckpoint(int64_t stepDone);
+  void loadBatch(const ClassificationDataset &ds,
+                 const std::vector<int64_t> &idx) {
+    ds.gather(idx, reinterpret_cast<float *>(inputs[model.featName].data()),
+              reinterpret_cast<int32_t *>(inputs[model.labelName].data()));
+  }
+  std::vector<const void *> argPointers(const std::vector<Slot> &args) {
+    std::vector<const void *> ap;
+    for (const Slot &s : args)
+      ap.push_back(s.input.empty() ? state[stateKey(s)].data()
+                                   : inputs[s.input].data());
+    return ap;
+  }
+  Error evaluate(StepFunction &eval, double &lossOut, double &accOut);
+};
+
+Error Trainer::Impl::load() {
+  std::string spec = opt.data;
+  if (spec.empty())
+    spec = model.textModel ? "" : "fashion-mnist";
+  if (model.textModel) {
+    if (spec.rfind("text:", 0) != 0)
+      return Error::make("a token model needs --data=text:PATH (any text file)");
+    auto c = loadCharCorpus(spec.substr(5));
+    if (!c)
+      return c.error();
+    auto [tr, va] = splitCharCorpus(*c, 0.1);
+    corpus = std::move(tr);
+    corpusVal = std::move(va);
+  } else if (spec == "fashion-mnist") {
+    auto tr = loadFashionMnist(Split::Train, opt.dataDir);
+    if (!tr)
+      return tr.error();
+    auto te = loadFashionMnist(Split::Test, opt.dataDir);
+    if (!te)
+      return te.error();
+    train = std::move(*tr);
+    test = std::move(*te);
+  } else if (spec == "synthetic") {
+    SyntheticOptions so;
+    so.numExamples = opt.syntheticExamples;
+    so.features = model.features;
+    so.classes = model.classes;
+    so.seed = opt.seed;
+    auto tr = makeSyntheticClassification(so, Split::Train);
+    auto te = makeSyntheticClassification(so, Split::Test);
+    if (!tr)
+      return tr.error();
+    if (!te)
+      return te.error();
+    train = std::move(*tr);
+    test = std::move(*te);
+  } else {
+    return Error::make("unknown --data '" + spec +
+                 "' (fashion-mnist, synthetic or text:PATH)");
+  }
+  if (train && train->featureSize != model.features)
+    return Error::make(format("%s has %lld features per example but the model's "
+                        "input '%s' expects %lld",
+                        train->name.c_str(), (long long)train->featureSize,
+                        model.featName.c_str(), (long long)model.features));
+  int64_t perEpoch = 0;
+  if (train) {
+    BatchIteratorOptions bo;
+    bo.batchSize = model.batch;
+    bo.seed = opt.seed;
+    auto it = BatchIterator::create(train->numExamples, bo);
+    if (!it)
+      return it.error();
+    iter = std::move(*it);
+    perEpoch = iter->batchesPerEpoch();
+  } else {
+    auto s = CorpusSampler::create(*corpus, model.batch, model.seqLen,
+                                   opt.seed);
+    if (!s)
+      return s.error();
+    sampler = std::move(*s);
+    perEpoch = std::max<int64_t>(
+        1, int64_t(corpus->bytes.size()) / (model.batch * model.seqLen));
+  }
+  totalSteps = opt.steps > 0
+                   ? opt.steps
+                   : std::max<int64_t>(1, int64_t(std::ceil(opt.epochs *
+                                                            perEpoch)));
+  return Error::success();
+}
+
+double Trainer::Impl::lrAt(int64_t step) const {
+  double base = opt.lr;
+  const std::string &sched = opt.lrSchedule;
+  int64_t warmup = opt.warmupSteps;
+  if (step < warmup)
+    return base * double(step) / double(std::max<int64_t>(1, warmup));
+  if (sched == "linear" || sched == "cosine") {
+    double p = double(step - warmup) /
+               double(std::max<int64_t>(1, totalSteps - warmup));
+    p = std::min(1.0, std::max(0.0, p));
+    double f = sched == "linear" ? 1 - p : 0.5 * (1 + std::cos(M_PI * p));
+    return opt.minLr + (base - opt.minLr) * f;
+  }
+  return base;
+}
+
+Error Trainer::Impl::initState(const std::vector<Slot> &args) {
+  for (const Slot &s : args) {
+    if (!s.input.empty())
+      inputs[s.input].assign(s.byteSize() + 1, 0);
+    if (s.state.empty())
+      continue;
+    std::vector<uint8_t> buf(s.byteSize() + 1, 0);
+    if (s.state == "param") {
+      auto it = model.params.find(s.name);
+      if (it == model.params.end())
+        return Error::make("no initializer for parameter '" + s.name + "'");
+      if (s.dtype != DType::F32)
+        return Error::make("parameter '" + s.name + "' is not f32");
+      std::vector<float> v =
+          initializeParam(it->second, s.name, s.shape, opt.seed);
+      std::memcpy(buf.data(), v.data(), v.size() * sizeof(float));
+    } else if (s.init) {
+      std::vector<double> v(s.numElements(), *s.init);
+      std::vector<uint8_t> bytes;
+      switch (s.dtype) {
+      case DType::F32: {
+        std::vector<float> f(v.begin(), v.end());
+        std::memcpy(buf.data(), f.data(), f.size() * 4);
+        break;
+      }
+      case DType::I32: {
+        std::vector<int32_t> f(v.begin(), v.end());
+        std::memcpy(buf.data(), f.data(), f.size() * 4);
+        break;
+      }
+      case DType::I64: {
+        std::vector<int64_t> f(v.begin(), v.end());
+        std::memcpy(buf.data(), f.data(), f.size() * 8);
+        break;
+      }
+      case DType::BOOL:
+        std::fill(buf.begin(), buf.end() - 1, *s.init != 0 ? 1 : 0);
+        break;
+      default:
+        bytes = encodeAs(s.dtype, v);
+        std::memcpy(buf.data(), bytes.data(), bytes.size());
+      }
+    }
+    state[stateKey(s)] = std::move(buf);
+    stateSlot[stateKey(s)] = s;
+  }
+  return Error::success();
+}
+
+Error Trainer::Impl::resume(int64_t &startStep) {
+  std::string path = opt.resume == "latest"
+                         ? checkpointPath("latest.safetensors")
+                         : opt.resume;
+  std::vector<TensorSpec> specs;
+  for (auto &[k, s] : stateSlot)
+    specs.push_back({k, s.dtype, s.shape});
+  auto file = readSafetensors(path);
+  if (!file)
+    return file.error();
+  auto header = readSafetensorsHeader(path);
+  if (!header)
+    return header.error();
+  if (Error e = checkTensors(*header, specs, path))
+    return Error::make(e.message() + " (another model or precision?)");
+  auto meta = [&](const char *k) {
+    auto it = file->metadata.find(k);
+    return it == file->metadata.end() ? std::string() : it->second;
+  };
+  if (meta("model") != model.name || meta("mixed_precision") != opt.mixedPrecision)
+    return Error::make(path + ": checkpoint of model '" + meta("model") + "' in '" +
+                 meta("mixed_precision") + "' precision, not '" + model.name +
+                 "' in '" + opt.mixedPrecision + "'");
+  for (auto &[k, t] : file->tensors)
+    std::memcpy(state[k].data(), t.bytes.data(), t.bytes.size());
+  startStep = std::stoll(meta("step"));
+  Error e = iter ? iter->restore(meta("data_position"))
+                 : sampler->restore(meta("data_position"));
+  if (e)
+    return Error::make(path + ": " + e.message());
+  std::fprintf(stderr, "lpc-run: resumed from %s at step %lld\n", path.c_str(),
+               (long long)startStep);
+  return Error::success();
+}
+
+Error Trainer::Impl::writeCheckpoint(int64_t stepDone) {
+  if (opt.checkpointDir.empty())
+    return Error::success();
+  if (Error e = makeDirectories(opt.checkpointDir))
+    return e;
+  std::vector<TensorView> views;
+  for (auto &[k, buf] : state) {
+    const Slot &s = stateSlot[k];
+    views.push_back({k, s.dtype, s.shape, buf.data(), s.byteSize()});
+  }
+  Metadata md{{"model", model.name},
+              {"mixed_precision", opt.mixedPrecision},
+              {"step", std::to_string(stepDone)},
+              {"seed", std::to_string(opt.seed)},
+              {"data_position", iter ? iter->position() : sampler->position()},
+              {"pipeline", opt.pipeline}};
+  return writeSafetensors(checkpointPath("latest.safetensors"), views, md);
+}
+
+/// Mean loss and accuracy over the held-out data.
+Error Trainer::Impl::evaluate(StepFunction &eval, double &lossOut,
+                              double &accOut) {
+  const std::vector<Slot> &eres = eval.results();
+  std::vector<std::vector<uint8_t>> out(eres.size());
+  for (size_t r = 0; r < eres.size(); ++r)
+    out[r].assign(eres[r].byteSize() + 1, 0);
+  std::vector<const void *> ap = argPointers(eval.args());
+  std::vector<void *> rp;
+  for (auto &o : out)
+    rp.push_back(o.data());
+  double lossSum = 0, correct = 0, count = 0, lossRows = 0;
+  auto runOne = [&](int64_t real) -> Error {
+    if (Error e = eval.run(ap, rp))
+      return Error::make("eval: " + e.message());
+    for (size_t r = 0; r < eres.size(); ++r) {
+      if (eres[r].metric == "loss") {
+        lossSum += slotValue(eres[r], out[r].data(), 0) * real;
+        lossRows += real;
+      } else if (eres[r].metric == "logits" && !model.textModel) {
+        int64_t c = eres[r].shape.back();
+        auto *labels =
+            reinterpret_cast<int32_t *>(inputs[model.labelName].data());
+        for (int64_t i = 0; i < real; ++i) {
+          int64_t best = 0;
+          double bestV = slotValue(eres[r], out[r].data(), i * c);
+          for (int64_t j = 1; j < c; ++j) {
+            double v = slotValue(eres[r], out[r].data(), i * c + j);
+            if (v > bestV) {
+              best = j;
+              bestV = v;
+            }
+          }
+          correct += best == labels[i];
+          count += 1;
+        }
+      }
+    }
+    return Error::success();
+  };
+  if (test) {
+    int64_t b = model.batch, nb = 0;
+    for (int64_t start = 0; start < test->numExamples; start += b, ++nb) {
+      if (opt.evalBatches > 0 && nb >= opt.evalBatches)
+        break;
+      std::vector<int64_t> idx;
+      int64_t real = std::min(b, test->numExamples - start);
+      for (int64_t i = 0; i < b; ++i)
+        idx.push_back(start + (i < real ? i : 0));
+      loadBatch(*test, idx);
+      if (Error e = runOne(real))
+        return e;
+    }
+  } else {
+    auto s = CorpusSampler::create(*corpusVal, model.batch, model.seqLen,
+                                   opt.seed + 1);
+    if (!s)
+      return s.error();
+    int64_t n = opt.evalBatches > 0 ? opt.evalBatches : 20;
+    for (int64_t i = 0; i < n; ++i) {
+      s->next(reinterpret_cast<int32_t *>(inputs[model.tokenName].data()),
+              reinterpret_cast<int32_t *>(inputs[model.labelName].data()));
+      if (Error e = runOne(1))
+        return e;
+    }
+  }
+  lossOut = lossRows > 0 ? lossSum / lossRows : NAN;
+  accOut = count > 0 ? correct / count : NAN;
+  return Error::success();
+}
+
+Trainer::Trainer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Trainer::~Trainer() = default;
+
+Expected<std::unique_ptr<Trainer>> Trainer::create(ModelInfo model,
+                                                   TrainOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->model = std::move(model);
+  impl->opt = std::move(options);
+  if (Error e = impl->load())
+    return e;
+  return std::unique_ptr<Trainer>(new Trainer(std::move(impl)));
+}
+
+int64_t Trainer::totalSteps() const { return impl_->totalSteps; }
+
+void Trainer::setPipeline(std::string pipeline) {
+  impl_->opt.pipeline = std::move(pipeline);
+}
+
+int Trainer::run(StepFunction &step, StepFunction &eval,
+                 double compileSeconds) {
+  Impl &I = *impl_;
+  const TrainOptions &opt = I.opt;
+  const std::vector<Slot> &args = step.args(), &results = step.results();
+  if (Error e = I.initState(args))
+    return fail(e.message());
+  int64_t startStep = 0;
+  if (!opt.resume.empty())
+    if (Error e = I.resume(startStep))
+      return fail(e.message());
+
+  JsonlWriter log;
+  if (!opt.logFile.empty())
+    if (Error e = log.open(opt.logFile, /*append=*/!opt.resume.empty()))
+      return fail(e.message());
+
+  bool tty = ::isatty(2);
+  std::vector<std::vector<uint8_t>> out(results.size());
+  for (size_t r = 0; r < results.size(); ++r)
+    out[r].assign(results[r].byteSize() + 1, 0);
+  auto t0 = std::chrono::steady_clock::now();
+  double lastLoss = NAN, skippedTotal = 0;
+  int64_t samples = 0, total = I.totalSteps;
+  for (int64_t s = startStep; s < total; ++s) {
+    int64_t real = I.model.batch;
+    if (I.iter) {
+      Batch b = I.iter->next();
+      real = b.realRows;
+      I.loadBatch(*I.train, b.indices);
+    } else {
+      I.sampler->next(
+          reinterpret_cast<int32_t *>(I.inputs[I.model.tokenName].data()),
+          reinterpret_cast<int32_t *>(I.inputs[I.model.labelName].data()));
+    }
+    std::vector<const void *> ap = I.argPointers(args);
+    std::vector<void *> rp;
+    for (auto &o : out)
+      rp.push_back(o.data());
+    if (Error e = step.run(ap, rp))
+      return fail("step " + std::to_string(s) + ": " + e.message());
+    JsonObject rec;
+    rec.add("step", s + 1);
+    double loss = NAN;
+    for (size_t r = 0; r < results.size(); ++r) {
+      const Slot &sl = results[r];
+      if (!sl.state.empty()) {
+        std::memcpy(I.state[stateKey(sl)].data(), out[r].data(),
+                    sl.byteSize());
+      } else if (!sl.metric.empty()) {
+        if (sl.numElements() != 1)
+          continue;
+        double v = slotValue(sl, out[r].data(), 0);
+        if (sl.metric == "loss")
+          loss = v;
+        if (sl.metric == "skipped")
+          skippedTotal += v;
+        // Per-tensor metrics (fp8_saturated, fp8_underflow) by tensor name.
+        rec.add(sl.name.empty() ? sl.metric : sl.metric + "/" + sl.name, v);
+      }
+    }
+    rec.add("lr", I.lrAt(s));
+    // Per FP8 tensor: this step's amax (the newest history entry) and the
+    // scale the next step will quantize with.
+    for (auto &[key, slot] : I.stateSlot) {
+      if (slot.state != "fp8_scale" && slot.state != "fp8_amax_history")
+        continue;
+      float v;
+      std::memcpy(&v, I.state[key].data(), sizeof(float));
+      rec.add((slot.state == "fp8_scale" ? "fp8_scale/" : "fp8_amax/") +
+                  slot.name,
+              v);
+    }
+    if (real != I.model.batch)
+      rec.add("real_rows", real);
+    samples += real;
+    if (!std::isfinite(loss))
+      return fail(format("the loss is %g at step %lld (%s precision); lower "
+                         "--lr, or use loss scaling for fp16",
+                         loss, (long long)(s + 1), opt.mixedPrecision.c_str()));
+    lastLoss = loss;
+    double el =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
+    double rate = samples / std::max(el, 1e-9);
+    int64_t done = s + 1 - startStep, left = total - s - 1;
+    double eta = done > 0 ? el / done * left : 0;
+    if (tty) {
+      int width = 30, fill = int(width * double(s + 1) / total);
+      std::fprintf(stderr,
+                   "\r[%s%s] step %lld/%lld loss %.4f %.0f samples/s ETA %s   ",
+                   std::string(fill, '#').c_str(),
+                   std::string(width - fill, '.').c_str(), (long long)(s + 1),
+                   (long long)total, loss, rate, humanTime(eta).c_str());
+    } else if ((s + 1) % opt.printEvery == 0 || s + 1 == total) {
+      std::fprintf(stderr, "step %lld/%lld loss %.4f %.0f samples/s ETA %s\n",
+                   (long long)(s + 1), (long long)total, loss, rate,
+                   humanTime(eta).c_str());
+    }
+    if (opt.evalEvery > 0 && (s + 1) % opt.evalEvery == 0 && s + 1 != total) {
+      double el2, acc;
+      if (Error e = I.evaluate(eval, el2, acc))
+        return fail(e.message());
+      rec.add("eval_loss", el2);
+      if (!std::isnan(acc))
+        rec.add("eval_accuracy", acc);
+      std::fprintf(stderr, "%seval at step %lld: loss %.4f%s\n",
+                   tty ? "\n" : "", (long long)(s + 1), el2,
+                   std::isnan(acc) ? ""
+                                   : format(", accuracy %.4f", acc).c_str());
+    }
+    if (log.isOpen())
+      if (Error e = log.write(rec))
+        return fail(e.message());
+    if (opt.checkpointEvery > 0 && (s + 1) % opt.checkpointEvery == 0)
+      if (Error e = I.writeCheckpoint(s + 1))
+        return fail(e.message());
+  }
+  if (tty)
+    std::fprintf(stderr, "\n");
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  double evalLoss = NAN, evalAcc = NAN;
+  if (Error e = I.evaluate(eval, evalLoss, evalAcc))
+    return fail(e.message());
+  if (Error e = I.writeCheckpoint(total))
+    return fail(e.message());
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  int64_t trained = total - startStep;
+  std::printf("lpc-run: %lld steps in %.1f s (%.1f ms/step, %.0f samples/s), "
+              "compile %.2f s, peak memory %ld MiB (step temporaries %zu "
+              "MiB)\n",
+              (long long)trained, secs, trained ? 1000 * secs / trained : 0.0,
+              samples / std::max(secs, 1e-9), compileSeconds,
+              ru.ru_maxrss / 1024, (step.temporaryBytes() + (1 << 19)) >> 20);
+  std::printf("final train loss %.4f", lastLoss);
+  if (skippedTotal > 0)
+    std::printf(", %g steps skipped (loss scaling)", skippedTotal);
+  std::printf(", eval loss %.4f", evalLoss);
+  if (!std::isnan(evalAcc))
+    std::printf(", eval accuracy %.4f", evalAcc);
+  std::printf("\n");
+  std::fflush(stdout);
+  if (log.isOpen()) {
+    JsonObject fin;
+    fin.add("final", true).add("eval_loss", evalLoss);
+    if (!std::isnan(evalAcc))
+      fin.add("eval_accuracy", evalAcc);
+    fin.add("seconds", secs).add("compile_seconds", compileSeconds);
+    if (Error e = log.write(fin))
+      return fail(e.message());
+    if (Error e = log.close())
+      return fail(e.message());
+  }
+  return 0;
+}
+
+} // namespace rt
+} // namespace lpc
