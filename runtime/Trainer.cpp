@@ -142,6 +142,18 @@ struct Trainer::Impl {
     return ap;
   }
   Error evaluate(StepFunction &eval, double &lossOut, double &accOut);
+
+  /// The host copy of the state is behind a device-resident step.
+  bool hostStale = false;
+  Error syncState(StepFunction &step) {
+    if (!hostStale)
+      return Error::success();
+    std::vector<void *> ptrs;
+    for (const Slot &s : step.args())
+      ptrs.push_back(s.state.empty() ? nullptr : state[stateKey(s)].data());
+    hostStale = false;
+    return step.downloadState(ptrs);
+  }
 };
 
 Error Trainer::Impl::load() {
@@ -441,6 +453,15 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
     if (Error e = log.open(opt.logFile, /*append=*/!opt.resume.empty()))
       return fail(e.message());
 
+  // A device-resident step returns the metrics and the (small) FP8 scales
+  // and amax histories the log shows; the rest of the state stays there
+  // until an evaluation or a checkpoint needs it.
+  bool resident = step.keepsState();
+  std::vector<bool> download(results.size());
+  for (size_t r = 0; r < results.size(); ++r)
+    download[r] = results[r].state.empty() ||
+                  results[r].state == "fp8_scale" ||
+                  results[r].state == "fp8_amax_history";
   bool tty = ::isatty(2);
   std::vector<std::vector<uint8_t>> out(results.size());
   for (size_t r = 0; r < results.size(); ++r)
@@ -463,14 +484,19 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
     std::vector<void *> rp;
     for (auto &o : out)
       rp.push_back(o.data());
-    if (Error e = step.run(ap, rp))
-      return fail("step " + std::to_string(s) + ": " + e.message());
+    Error stepError = resident ? step.runResident(ap, rp, download)
+                               : step.run(ap, rp);
+    if (stepError)
+      return fail("step " + std::to_string(s) + ": " + stepError.message());
+    I.hostStale = resident;
     JsonObject rec;
     rec.add("step", s + 1);
     double loss = NAN;
     for (size_t r = 0; r < results.size(); ++r) {
       const Slot &sl = results[r];
       if (!sl.state.empty()) {
+        if (resident && !download[r])
+          continue; // still on the device
         std::memcpy(I.state[stateKey(sl)].data(), out[r].data(),
                     sl.byteSize());
       } else if (!sl.metric.empty()) {
@@ -525,6 +551,8 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
     }
     if (opt.evalEvery > 0 && (s + 1) % opt.evalEvery == 0 && s + 1 != total) {
       double el2, acc;
+      if (Error e = I.syncState(step))
+        return fail(e.message());
       if (Error e = I.evaluate(eval, el2, acc))
         return fail(e.message());
       rec.add("eval_loss", el2);
@@ -538,9 +566,12 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
     if (log.isOpen())
       if (Error e = log.write(rec))
         return fail(e.message());
-    if (opt.checkpointEvery > 0 && (s + 1) % opt.checkpointEvery == 0)
+    if (opt.checkpointEvery > 0 && (s + 1) % opt.checkpointEvery == 0) {
+      if (Error e = I.syncState(step))
+        return fail(e.message());
       if (Error e = I.writeCheckpoint(s + 1))
         return fail(e.message());
+    }
   }
   if (tty)
     std::fprintf(stderr, "\n");
@@ -548,6 +579,8 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
   double evalLoss = NAN, evalAcc = NAN;
+  if (Error e = I.syncState(step))
+    return fail(e.message());
   if (Error e = I.evaluate(eval, evalLoss, evalAcc))
     return fail(e.message());
   if (Error e = I.writeCheckpoint(total))

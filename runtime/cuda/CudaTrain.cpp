@@ -5,7 +5,9 @@
 #include "lpc/Runtime/File.h"
 #include "lpc/Runtime/Json.h"
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <cstdio>
 #include <cstdlib>
 
@@ -44,9 +46,9 @@ Slot slotOf(const ArtifactSlot &a) {
   return s;
 }
 
-/// A function of the artifact on the GPU. Each call copies the host
-/// buffers in and the results out (CudaFunction::runHost): simple and
-/// correct; keeping the state on the device between steps comes next.
+/// A function of the artifact on the GPU. run() copies every argument in
+/// and every result out (CudaFunction::runHost; what eval uses);
+/// runResident() keeps the train state on the device (Trainer.h).
 class CudaStep : public StepFunction {
 public:
   CudaStep(std::shared_ptr<Session> session, std::unique_ptr<CudaFunction> f)
@@ -55,6 +57,15 @@ public:
       args_.push_back(slotOf(a));
     for (const ArtifactSlot &a : f_->function().results)
       results_.push_back(slotOf(a));
+    // The argument each state result feeds in the next step.
+    std::map<std::string, size_t> argOf;
+    for (size_t i = 0; i < args_.size(); ++i)
+      if (!args_[i].state.empty())
+        argOf[key(args_[i])] = i;
+    for (const Slot &r : results_) {
+      auto it = r.state.empty() ? argOf.end() : argOf.find(key(r));
+      nextArg_.push_back(it == argOf.end() ? -1 : int64_t(it->second));
+    }
   }
   const std::vector<Slot> &args() const override { return args_; }
   const std::vector<Slot> &results() const override { return results_; }
@@ -66,10 +77,74 @@ public:
     return f_->function().arenaBytes;
   }
 
+  bool keepsState() const override { return true; }
+  Error runResident(const std::vector<const void *> &args,
+                    const std::vector<void *> &results,
+                    const std::vector<bool> &download) override {
+    Device &dev = *session_->device;
+    if (Error e = allocate(argBlocks_, args_))
+      return e;
+    if (Error e = allocate(resultBlocks_, results_))
+      return e;
+    for (size_t i = 0; i < args_.size(); ++i)
+      if (args_[i].state.empty() || !uploaded_)
+        if (Error e = dev.copyToDevice(argBlocks_[i].get(), args[i],
+                                       args_[i].byteSize()))
+          return e;
+    uploaded_ = true;
+    std::vector<CUdeviceptr> a, r;
+    for (DeviceBuffer &b : argBlocks_)
+      a.push_back(b.get());
+    for (DeviceBuffer &b : resultBlocks_)
+      r.push_back(b.get());
+    if (Error e = f_->run(a, r))
+      return e;
+    for (size_t i = 0; i < results_.size(); ++i)
+      if (download[i])
+        if (Error e = dev.copyToHost(results[i], resultBlocks_[i].get(),
+                                     results_[i].byteSize()))
+          return e;
+    // The new state becomes the next step's argument by swapping blocks:
+    // the step reads its arguments and writes its results, never both.
+    for (size_t i = 0; i < results_.size(); ++i)
+      if (nextArg_[i] >= 0)
+        std::swap(argBlocks_[nextArg_[i]], resultBlocks_[i]);
+    return Error::success();
+  }
+  Error downloadState(const std::vector<void *> &args) override {
+    if (!uploaded_)
+      return Error::success(); // the host holds the only copy
+    for (size_t i = 0; i < args_.size(); ++i)
+      if (!args_[i].state.empty() && args[i])
+        if (Error e = session_->device->copyToHost(
+                args[i], argBlocks_[i].get(), args_[i].byteSize()))
+          return e;
+    return Error::success();
+  }
+  void invalidateState() override { uploaded_ = false; }
+
 private:
+  static std::string key(const Slot &s) { return s.state + "/" + s.name; }
+  Error allocate(std::vector<DeviceBuffer> &blocks,
+                 const std::vector<Slot> &slots) {
+    if (!blocks.empty())
+      return Error::success();
+    for (const Slot &s : slots) {
+      Expected<DeviceBuffer> b =
+          session_->device->allocate(std::max<size_t>(s.byteSize(), 1));
+      if (!b)
+        return b.error();
+      blocks.push_back(b.take());
+    }
+    return Error::success();
+  }
+
   std::shared_ptr<Session> session_;
   std::unique_ptr<CudaFunction> f_;
   std::vector<Slot> args_, results_;
+  std::vector<int64_t> nextArg_;
+  std::vector<DeviceBuffer> argBlocks_, resultBlocks_;
+  bool uploaded_ = false;
 };
 
 } // namespace
@@ -98,11 +173,18 @@ Expected<CudaSteps> openCudaSteps(Artifact artifact,
                        info.name + " is sm_" + std::to_string(cc) +
                        " (compile it with --gpu-arch=sm_" +
                        std::to_string(cc) + ")");
-  Expected<std::unique_ptr<GemmEngine>> gemm =
-      GemmEngine::create(*session->device);
-  if (!gemm)
-    return gemm.error();
-  session->gemm = gemm.take();
+  // cuBLASLt only when there is a GEMM to run.
+  bool anyGemm = false;
+  for (const ArtifactFunction &f : session->artifact.functions)
+    for (const ArtifactOp &op : f.ops)
+      anyGemm = anyGemm || std::holds_alternative<GemmOp>(op);
+  if (anyGemm) {
+    Expected<std::unique_ptr<GemmEngine>> gemm =
+        GemmEngine::create(*session->device);
+    if (!gemm)
+      return gemm.error();
+    session->gemm = gemm.take();
+  }
   GemmEngine *engine = session->gemm.get();
   CudaSteps out;
   out.device = info.name + " (sm_" + std::to_string(cc) + ")";

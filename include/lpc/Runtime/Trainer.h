@@ -59,6 +59,27 @@ public:
                     const std::vector<void *> &results) = 0;
   /// Bytes of step temporaries (for the summary), 0 if unknown.
   virtual size_t temporaryBytes() const { return 0; }
+
+  /// Functions that keep the train state on their device (CUDA) between
+  /// calls, so that a step moves only the batch in and a few results out:
+  /// runResident() uploads the state arguments on its first call only (and
+  /// after invalidateState()), makes each state result the matching state
+  /// argument of the next call without leaving the device, and copies to
+  /// the host only the results `download` marks. downloadState() copies the
+  /// state the next call would read into the host buffers of the state
+  /// arguments (the others are null).
+  virtual bool keepsState() const { return false; }
+  virtual Error runResident(const std::vector<const void *> &args,
+                            const std::vector<void *> &results,
+                            const std::vector<bool> &download) {
+    (void)download;
+    return run(args, results);
+  }
+  virtual Error downloadState(const std::vector<void *> &args) {
+    (void)args;
+    return Error::success();
+  }
+  virtual void invalidateState() {}
 };
 
 /// What the loop needs to know about the model.

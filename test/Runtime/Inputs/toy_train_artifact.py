@@ -1,0 +1,69 @@
+"""Writes a hand-made CUDA artifact with a "train" section that the fake
+driver (runtime/cuda/tests/FakeDriver.cpp) can run: the PTX modules are the
+fake's host kernels, taken from `lpc-cuda-check --print-test-artifact`.
+
+toy_train_step(w [2,3] param, image [8,4], label [8]) -> (w' [2,3], loss):
+  w' = 1.0 * w + 0.5 (lpc_fake_affine_2d), loss = w'[0, 0] (a copy)
+toy_eval(w, image, label) -> loss = w[0, 0]
+
+With w initialized to 1.0 the loss of step k is 1 + 0.5 k if, and only if,
+each step reads the state the previous one wrote.
+usage: toy_train_artifact.py TEST_ARTIFACT.json OUT.json
+"""
+import json
+import sys
+
+test = json.load(open(sys.argv[1]))
+affine = next(m for m in test["functions"][0]["modules"]
+              if "lpc_fake_affine_2d" in m["ptx"])
+
+
+def slot(dtype, shape, state="", name="", input="", metric="", **kw):
+    s = {"dtype": dtype, "shape": shape, "state": state, "name": name,
+         "input": input, "metric": metric}
+    s.update(kw)
+    return s
+
+
+def view(space, index, sizes, strides, offset=0):
+    return {"space": space, "index": index, "offset": offset, "sizes": sizes,
+            "strides": strides, "elem_bytes": 4}
+
+
+inputs = [slot("F32", [8, 4], input="image"), slot("I32", [8], input="label")]
+w = slot("F32", [2, 3], state="param", name="w")
+loss = slot("F32", [], metric="loss")
+step = {
+    "name": "toy_train_step", "args": [w] + inputs, "results": [w, loss],
+    "arena_bytes": 256, "buffers": [],
+    "modules": [{"name": "affine", "ptx": affine["ptx"]}],
+    "ops": [
+        {"op": "launch", "module": 0, "kernel": "lpc_fake_affine_2d",
+         "grid": [1, 1, 1], "block": [64, 1, 1], "shared_bytes": 0,
+         "params": [{"view": view("arg", 0, [2, 3], [3, 1])},
+                    {"view": view("result", 0, [2, 3], [3, 1])},
+                    {"f32": 1.0}, {"f32": 0.5}]},
+        {"op": "copy", "src": view("result", 0, [1], [1]),
+         "dst": view("result", 1, [], [])},
+    ],
+}
+evaluate = {
+    "name": "toy_eval", "args": [w] + inputs, "results": [loss],
+    "arena_bytes": 256, "buffers": [], "modules": [],
+    "ops": [{"op": "copy", "src": view("arg", 0, [1], [1]),
+             "dst": view("result", 0, [], [])}],
+}
+art = {
+    "format": "lpc-cuda-artifact", "version": 1, "chip": "sm_80",
+    "producer": "test/Runtime/Inputs/toy_train_artifact.py",
+    "functions": [step, evaluate],
+    "train": {
+        "model": "toy", "batch": 8, "text_model": False,
+        "feature_input": "image", "features": 4, "label_input": "label",
+        "classes": 3, "total_steps": 5, "mixed_precision": "no",
+        "pipeline": "hand-written", "lr": 0.001, "lr_schedule": "constant",
+        "warmup_steps": 0, "min_lr": 0,
+        "params": {"w": {"init": "constant", "value": 1.0}},
+    },
+}
+json.dump(art, open(sys.argv[2], "w"), indent=1)
