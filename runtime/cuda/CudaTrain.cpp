@@ -121,7 +121,6 @@ public:
           return e;
     return Error::success();
   }
-  void invalidateState() override { uploaded_ = false; }
 
 private:
   static std::string key(const Slot &s) { return s.state + "/" + s.name; }

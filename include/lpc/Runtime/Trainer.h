@@ -62,8 +62,7 @@ public:
 
   /// Functions that keep the train state on their device (CUDA) between
   /// calls, so that a step moves only the batch in and a few results out:
-  /// runResident() uploads the state arguments on its first call only (and
-  /// after invalidateState()), makes each state result the matching state
+  /// runResident() uploads the state arguments on its first call only, makes each state result the matching state
   /// argument of the next call without leaving the device, and copies to
   /// the host only the results `download` marks. downloadState() copies the
   /// state the next call would read into the host buffers of the state
@@ -79,7 +78,6 @@ public:
     (void)args;
     return Error::success();
   }
-  virtual void invalidateState() {}
 };
 
 /// What the loop needs to know about the model.
