@@ -612,6 +612,13 @@ public:
                              std::to_string(f_.modules.size()) + " modules)");
     if (!l.grid.x || !l.grid.y || !l.grid.z || !l.block.x || !l.block.y || !l.block.z)
       return fail(where, "empty grid or block (" + dims(l.grid) + " x " + dims(l.block) + ")");
+    // CUDA's limits (every chip lpc targets): cuLaunchKernel would refuse.
+    uint64_t threads = uint64_t(l.block.x) * l.block.y * l.block.z;
+    if (l.grid.x > 0x7fffffffu || l.grid.y > 65535 || l.grid.z > 65535 || threads > 1024 ||
+        l.block.z > 64)
+      return fail(where, "launch shape " + dims(l.grid) + " x " + dims(l.block) +
+                             " exceeds CUDA's limits (grid 2^31-1 x 65535 x 65535, blocks of "
+                             "1024 threads, z <= 64)");
     std::vector<unsigned> passed;
     for (size_t i = 0; i < l.params.size(); ++i) {
       const LaunchParam &p = l.params[i];

@@ -115,7 +115,12 @@ def check_function(fn):
             if want != got:
                 problem(f"{where} op {k}: {name} takes {len(got)} parameters "
                         f"{got}, the launch passes {len(want)} {want}")
-            if min(op["grid"] + op["block"]) < 1 or numel(op["block"]) > 1024:
+            # CUDA's limits: grid x < 2^31, y and z < 2^16; blocks of at
+            # most 1024 threads, z at most 64.
+            gx, gy, gz = op["grid"]
+            bx, by, bz = op["block"]
+            if min(op["grid"] + op["block"]) < 1 or numel(op["block"]) > 1024 \
+                    or gx >= 2**31 or gy >= 2**16 or gz >= 2**16 or bz > 64:
                 problem(f"{where} op {k}: bad launch shape {op['grid']} x "
                         f"{op['block']}")
         elif op["op"] == "gemm":
