@@ -11,21 +11,32 @@
 #   4. times cuBLASLt GEMMs for a few large shapes in bf16, fp8 (and f16,
 #      tf32) and prints TFLOP/s.
 #
-# Usage: scripts/gpu-check.sh [BUILD_DIR]      (default: build-gpucheck)
+#   5. with the artifacts of scripts/gpu-artifacts.sh (compiled on a machine
+#      with LLVM/MLIR and carried here, default build-gpuart): validates
+#      them, checks the MLP's first 20 steps in every precision against the
+#      CPU's losses, trains the MLP one Fashion-MNIST epoch per precision
+#      (accuracy), and times the large GPT block in bf16 and fp8 against
+#      PyTorch (bench/gpu_bench.py, when torch with CUDA is there).
+#
+# Usage: scripts/gpu-check.sh [BUILD_DIR [ARTIFACT_DIR]]
+#        (defaults: build-gpucheck, build-gpuart)
 # Results (logs, bench.txt, summary.txt) go to $OUT when it is set, else to
-# BUILD_DIR/results. Every step has a time limit; the whole script stays
-# under 8 minutes. Exit: 0 all passed, 1 a step failed, 2 no NVIDIA driver
+# BUILD_DIR/results. Every step has a time limit and the whole script a
+# deadline of 470 s ($LPC_GPU_CHECK_SECONDS), so it stays under 8 minutes.
+# Exit: 0 all passed, 1 a step failed, 2 no NVIDIA driver
 # or GPU (the build and the non-GPU tests still ran).
 set -u -o pipefail
 
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${1:-build-gpucheck}
+ART=${2:-build-gpuart}
 RESULTS=${OUT:-$BUILD/results}
 mkdir -p "$RESULTS"
 SUMMARY=$RESULTS/summary.txt
 : >"$SUMMARY"
 STATUS=0
 START=$(date +%s)
+DEADLINE=${LPC_GPU_CHECK_SECONDS:-470}
 
 say() { echo "$*" | tee -a "$SUMMARY"; }
 # step NAME LIMIT_SECONDS LOG COMMAND...: runs COMMAND with a time limit,
@@ -33,8 +44,16 @@ say() { echo "$*" | tee -a "$SUMMARY"; }
 step() {
   local name=$1 limit=$2 log=$3
   shift 3
-  local t0 rc dt
+  local t0 rc dt left
   t0=$(date +%s)
+  # The whole script stays within DEADLINE seconds: later steps get what is
+  # left, and none starts with less than 10 s.
+  left=$((START + DEADLINE - t0))
+  if [ $left -lt 10 ]; then
+    say "[SKIP] $name: out of time (${DEADLINE}s for the whole check)"
+    return 1
+  fi
+  [ $limit -gt $left ] && limit=$left
   timeout --kill-after=10 "$limit" "$@" >"$log" 2>&1
   rc=$?
   dt=$(($(date +%s) - t0))
@@ -101,6 +120,14 @@ step "ctest" 90 "$RESULTS/ctest.log" ctest --test-dir "$BUILD" --timeout 60 --ou
 grep -E "tests passed|tests failed|Skipped|\*\*\*Failed" "$RESULTS/ctest.log" | sed 's/^/  /' |
   tee -a "$SUMMARY"
 
+# The artifacts load and validate without a GPU.
+if [ -d "$ART" ]; then
+  for a in "$ART"/*.json; do
+    step "artifact $(basename "$a")" 20 "$RESULTS/artifact-$(basename "$a" .json).log" \
+      "$CHECK" --artifact="$a" || STATUS=1
+  done
+fi
+
 if [ $NO_GPU -eq 1 ]; then
   say "no NVIDIA driver or GPU here: self-tests and benchmarks skipped"
   say "gpu-check: done in $(($(date +%s) - START))s"
@@ -115,6 +142,66 @@ step "GEMM benchmark" 90 "$RESULTS/bench.txt" "$CHECK" \
   --gemm-bench=4096x4096x4096,8192x2048x8192,8192x8192x8192 \
   --bench-precisions=bf16,fp8-fast,fp8,f16,tf32 --bench-iters=50 || STATUS=1
 grep -vE "^(NVIDIA driver|device [0-9]|cuBLASLt:)" "$RESULTS/bench.txt" | tee -a "$SUMMARY"
+
+RUN=$BUILD/bin/lpc-run
+if [ -d "$ART" ]; then
+  # The MLP's first 20 steps (synthetic data, seed 0) against the CPU's.
+  for p in no bf16 fp16 fp8; do
+    [ -f "$ART/mlp-$p.json" ] || continue
+    step "mlp $p: 20 steps vs the CPU" 40 "$RESULTS/mlp-$p-ref.log" \
+      "$RUN" "$ART/mlp-$p.json" --device=cuda --data=synthetic --steps=20 \
+      --eval-batches=1 --log="$RESULTS/gpu-mlp-$p.jsonl" || { STATUS=1; continue; }
+    python3 - "$ART/ref-mlp-$p.jsonl" "$RESULTS/gpu-mlp-$p.jsonl" "$p" <<'PY' | tee -a "$SUMMARY" || STATUS=1
+import json, sys
+ref, gpu, p = sys.argv[1:]
+load = lambda f: [r["loss"] for r in map(json.loads, open(f)) if "step" in r]
+a, b = load(ref), load(gpu)
+tol = 2e-3 if p == "no" else 3e-2  # summation order; bf16/fp16/fp8 rounding
+worst = max(abs(x - y) / max(abs(x), 1e-6) for x, y in zip(a, b))
+ok = len(a) == len(b) == 20 and worst <= tol
+print(f"  mlp {p}: 20 losses, largest relative difference to the CPU "
+      f"{worst:.2e} (tolerance {tol:g}): {'ok' if ok else 'FAIL'}")
+sys.exit(0 if ok else 1)
+PY
+  done
+  # One Fashion-MNIST epoch per precision: accuracy and step time.
+  for p in no bf16 fp16 fp8; do
+    [ -f "$ART/mlp-$p.json" ] || continue
+    if step "mlp $p: one epoch" 60 "$RESULTS/mlp-$p-epoch.log" \
+      "$RUN" "$ART/mlp-$p.json" --device=cuda --data-dir="$ART/fashion-mnist" --print-every=100; then
+      grep -E "^lpc-run: [0-9]+ steps|^final train loss" "$RESULTS/mlp-$p-epoch.log" |
+        sed "s/^/  mlp $p: /" | tee -a "$SUMMARY"
+    else
+      STATUS=1
+    fi
+  done
+  # The large GPT block: lpc's step time, then PyTorch's in the same run.
+  declare -A MS
+  for p in bf16 fp8; do
+    [ -f "$ART/gpt-block-$p.json" ] || continue
+    if step "gpt block $p: 20 steps" 100 "$RESULTS/gpt-$p.log" \
+      "$RUN" "$ART/gpt-block-$p.json" --device=cuda --data=text:README.md --steps=20 \
+      --eval-batches=1 --print-every=5; then
+      grep -E "^lpc-run: [0-9]+ steps" "$RESULTS/gpt-$p.log" | sed "s/^/  gpt $p: /" |
+        tee -a "$SUMMARY"
+      MS[$p]=$(sed -nE 's/^lpc-run: [0-9]+ steps in [0-9.]+ s \(([0-9.]+) ms\/step.*/\1/p' \
+        "$RESULTS/gpt-$p.log")
+    else
+      STATUS=1
+    fi
+  done
+  if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+    BENCH=(python3 bench/gpu_bench.py)
+    [ -n "${MS[bf16]:-}" ] && BENCH+=(--lpc-bf16-ms="${MS[bf16]}")
+    [ -n "${MS[fp8]:-}" ] && BENCH+=(--lpc-fp8-ms="${MS[fp8]}")
+    step "PyTorch GPT block (bf16, fp8)" 120 "$RESULTS/torch.log" "${BENCH[@]}" || STATUS=1
+    sed 's/^/  /' "$RESULTS/torch.log" | tee -a "$SUMMARY"
+  else
+    say "no PyTorch with CUDA here: the PyTorch comparison is skipped"
+  fi
+else
+  say "no artifacts in $ART (scripts/gpu-artifacts.sh makes them): training checks skipped"
+fi
 
 say "gpu-check: done in $(($(date +%s) - START))s, $([ $STATUS -eq 0 ] && echo 'all passed' || echo 'FAILURES')"
 exit $STATUS
