@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lpc/Runtime/Gemm.h"
+#include "lpc/Runtime/HostFloat.h"
 
 #include <oneapi/dnnl/dnnl.h>
 
@@ -41,6 +42,7 @@ extern "C" void omp_set_num_threads(int);
 using lpc::rt::MemRef;
 using lpc::rt::MemRef3F32;
 using lpc::rt::MemRef3U16;
+using lpc::rt::MemRef3U8;
 
 namespace {
 
@@ -564,11 +566,80 @@ Operand widenHalf(const Operand &op, std::vector<float> &buf) {
   return w;
 }
 
+/// bf16 bit patterns of the 256 codes of an FP8 format (exact).
+struct FP8ToBF16 {
+  uint16_t bits[256];
+  explicit FP8ToBF16(const lpc::rt::MiniFloat &fp8) {
+    for (unsigned c = 0; c < 256; ++c)
+      bits[c] = uint16_t(lpc::rt::kBF16.encode(fp8.decode(c)));
+  }
+};
+const FP8ToBF16 kE4M3ToBF16(lpc::rt::kE4M3), kE5M2ToBF16(lpc::rt::kE5M2);
+
+/// Widens the FP8 matrices of `op` into `buf` as bf16, densely packed;
+/// returns the bf16 operand that describes it.
+Operand widenFP8(const Operand &op, const FP8ToBF16 &table,
+                 std::vector<uint16_t> &buf) {
+  const int64_t batch = op.sizes[0], rows = op.sizes[1], cols = op.sizes[2];
+  buf.resize(static_cast<size_t>(batch * rows * cols));
+  const uint8_t *src = static_cast<const uint8_t *>(op.data);
+  uint16_t *dst = buf.data();
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < rows; ++i, dst += cols) {
+      const uint8_t *row = src + b * op.strides[0] + i * op.strides[1];
+      for (int64_t j = 0; j < cols; ++j)
+        dst[j] = table.bits[row[j]];
+    }
+  Operand w = op;
+  w.data = buf.data();
+  w.strides[2] = 1;
+  w.strides[1] = std::max<int64_t>(cols, 1);
+  w.strides[0] = std::max<int64_t>(rows * w.strides[1], 1);
+  w.extentElems = batch * rows * cols;
+  return w;
+}
+
+void gemmFP8(const char *entry, MemRef3U8 *A, MemRef3U8 *B, MemRef3F32 *C,
+             int64_t transA, int64_t transB, int64_t broadcastB,
+             const FP8ToBF16 &aTable, const FP8ToBF16 &bTable) {
+  CallInfo<uint8_t> call{entry, A, B, C, transA, transB, broadcastB};
+  Problem p = checkCall(call);
+  if (p.batch == 0 || p.M == 0 || p.N == 0)
+    return;
+  if (p.K == 0)
+    return zeroC(p);
+  thread_local std::vector<uint16_t> aBuf, bBuf;
+  p.a = widenFP8(p.a, aTable, aBuf);
+  p.b = widenFP8(p.b, bTable, bBuf);
+  runMatmul(entry, p, dnnl_bf16);
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
 // Entry points
 //===----------------------------------------------------------------------===//
+
+extern "C" void _mlir_ciface_lpc_rt_gemm_f8e4m3_f8e4m3(
+    MemRef3U8 *A, MemRef3U8 *B, MemRef3F32 *C, int64_t transA, int64_t transB,
+    int64_t broadcastB) {
+  gemmFP8("lpc_rt_gemm_f8e4m3_f8e4m3", A, B, C, transA, transB, broadcastB,
+          kE4M3ToBF16, kE4M3ToBF16);
+}
+
+extern "C" void _mlir_ciface_lpc_rt_gemm_f8e4m3_f8e5m2(
+    MemRef3U8 *A, MemRef3U8 *B, MemRef3F32 *C, int64_t transA, int64_t transB,
+    int64_t broadcastB) {
+  gemmFP8("lpc_rt_gemm_f8e4m3_f8e5m2", A, B, C, transA, transB, broadcastB,
+          kE4M3ToBF16, kE5M2ToBF16);
+}
+
+extern "C" void _mlir_ciface_lpc_rt_gemm_f8e5m2_f8e4m3(
+    MemRef3U8 *A, MemRef3U8 *B, MemRef3F32 *C, int64_t transA, int64_t transB,
+    int64_t broadcastB) {
+  gemmFP8("lpc_rt_gemm_f8e5m2_f8e4m3", A, B, C, transA, transB, broadcastB,
+          kE5M2ToBF16, kE4M3ToBF16);
+}
 
 extern "C" void _mlir_ciface_lpc_rt_gemm_f32(MemRef3F32 *A, MemRef3F32 *B,
                                              MemRef3F32 *C, int64_t transA,
@@ -635,6 +706,12 @@ const GemmSymbol *gemmSymbols(size_t *count) {
        reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_f16)},
       {"_mlir_ciface_lpc_rt_gemm_bf16_bf16",
        reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_bf16_bf16)},
+      {"_mlir_ciface_lpc_rt_gemm_f8e4m3_f8e4m3",
+       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_f8e4m3_f8e4m3)},
+      {"_mlir_ciface_lpc_rt_gemm_f8e4m3_f8e5m2",
+       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_f8e4m3_f8e5m2)},
+      {"_mlir_ciface_lpc_rt_gemm_f8e5m2_f8e4m3",
+       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_f8e5m2_f8e4m3)},
   };
   *count = sizeof(symbols) / sizeof(symbols[0]);
   return symbols;

@@ -52,6 +52,7 @@ template <typename T, int R> struct MemRef {
 
 using MemRef3F32 = MemRef<float, 3>;
 using MemRef3U16 = MemRef<uint16_t, 3>;
+using MemRef3U8 = MemRef<uint8_t, 3>;
 
 /// Threads the entry points use: n > 0 fixes the count, 0 restores the
 /// default (OMP_NUM_THREADS, else every CPU in the process's affinity mask,
@@ -106,6 +107,27 @@ void _mlir_ciface_lpc_rt_gemm_f16(lpc::rt::MemRef3U16 *A,
                                   lpc::rt::MemRef3U16 *B,
                                   lpc::rt::MemRef3F32 *C, int64_t transA,
                                   int64_t transB, int64_t broadcastB);
+
+/// FP8 x FP8 -> f32 (operands: E4M3FN / E5M2 bit patterns, as named),
+/// f32 accumulation: the operands are widened to bf16 (exactly: bf16 holds
+/// every FP8 value) and multiplied by the bf16 path. What an FP8 tensor
+/// core computes, up to summation order; the CUDA artifact's FP8 GEMMs run
+/// here in lpc-jit --gpu-loop-passes.
+void _mlir_ciface_lpc_rt_gemm_f8e4m3_f8e4m3(lpc::rt::MemRef3U8 *A,
+                                            lpc::rt::MemRef3U8 *B,
+                                            lpc::rt::MemRef3F32 *C,
+                                            int64_t transA, int64_t transB,
+                                            int64_t broadcastB);
+void _mlir_ciface_lpc_rt_gemm_f8e4m3_f8e5m2(lpc::rt::MemRef3U8 *A,
+                                            lpc::rt::MemRef3U8 *B,
+                                            lpc::rt::MemRef3F32 *C,
+                                            int64_t transA, int64_t transB,
+                                            int64_t broadcastB);
+void _mlir_ciface_lpc_rt_gemm_f8e5m2_f8e4m3(lpc::rt::MemRef3U8 *A,
+                                            lpc::rt::MemRef3U8 *B,
+                                            lpc::rt::MemRef3F32 *C,
+                                            int64_t transA, int64_t transB,
+                                            int64_t broadcastB);
 
 } // extern "C"
 

@@ -1,11 +1,11 @@
 //===- GemmTest.cpp - the CPU GEMM entry points against a double reference ===//
 //
-// Every entry point (f32, bf16, f16) on random nonzero inputs over a grid of
+// Every entry point (f32, bf16, f16, the FP8 pairs) on random nonzero inputs over a grid of
 // shapes (1, 3, 17, 100 and a few large ones that take oneDNN's blocked
 // kernels), transposes, batches, broadcastB, offsets and padded strides. The
 // reference accumulates in double; the tolerance is the deterministic bound
 // of f32 accumulation, (K + 1) * 2^-24 * sum_k |a_k||b_k|, since the
-// operands are exactly representable (bf16 and f16 values widen to f32
+// operands are exactly representable (bf16, f16 and FP8 values widen to f32
 // exactly; f32 products round once). Padding and everything around C must
 // stay untouched. Invalid calls must abort with a message naming the fault.
 //
@@ -47,9 +47,16 @@ static int checks = 0;
 
 namespace {
 
-enum class Kind { F32, BF16, F16 };
+enum class Kind { F32, BF16, F16, E4M3, E5M2 };
 const char *kindName(Kind k) {
-  return k == Kind::F32 ? "f32" : k == Kind::BF16 ? "bf16" : "f16";
+  switch (k) {
+  case Kind::F32: return "f32";
+  case Kind::BF16: return "bf16";
+  case Kind::F16: return "f16";
+  case Kind::E4M3: return "e4m3";
+  case Kind::E5M2: return "e5m2";
+  }
+  return "?";
 }
 
 float bitsToFloat(uint32_t b) {
@@ -91,6 +98,19 @@ float randomValue(Kind kind, uint32_t &bits) {
     std::memcpy(&b, &h, 2);
     bits = b;
     return refHalf(b);
+  }
+  case Kind::E4M3:
+  case Kind::E5M2: {
+    // A random normal FP8 code of magnitude in [1/8, 2): exponent field e
+    // (bias 7 / 15), mantissa m, decoded here by the format's definition.
+    const bool e4 = kind == Kind::E4M3;
+    const int bias = e4 ? 7 : 15, manBits = e4 ? 3 : 2;
+    const int e = bias - 3 + int(rng() % 4); // 2^-3 .. 2^0
+    const int m = int(rng() % (1u << manBits));
+    const bool neg = rng() & 1;
+    bits = (neg ? 0x80u : 0u) | uint32_t(e << manBits) | uint32_t(m);
+    float mag = std::ldexp(1.0f + float(m) / float(1 << manBits), e - bias);
+    return neg ? -mag : mag;
   }
   }
   return 0;
@@ -135,7 +155,18 @@ Buffer<T> makeBuffer(Kind kind, int64_t batch, int64_t rows, int64_t cols,
 }
 
 void call(Kind kind, void *A, void *B, MemRef<float, 3> *C, int64_t tA,
-          int64_t tB, int64_t bc) {
+          int64_t tB, int64_t bc, Kind bKind) {
+  if (kind == Kind::E4M3 || kind == Kind::E5M2) {
+    auto *a = static_cast<MemRef<uint8_t, 3> *>(A);
+    auto *b = static_cast<MemRef<uint8_t, 3> *>(B);
+    if (kind == Kind::E4M3 && bKind == Kind::E4M3)
+      _mlir_ciface_lpc_rt_gemm_f8e4m3_f8e4m3(a, b, C, tA, tB, bc);
+    else if (kind == Kind::E4M3)
+      _mlir_ciface_lpc_rt_gemm_f8e4m3_f8e5m2(a, b, C, tA, tB, bc);
+    else
+      _mlir_ciface_lpc_rt_gemm_f8e5m2_f8e4m3(a, b, C, tA, tB, bc);
+    return;
+  }
   switch (kind) {
   case Kind::F32:
     _mlir_ciface_lpc_rt_gemm_f32(static_cast<MemRef<float, 3> *>(A),
@@ -152,7 +183,13 @@ void call(Kind kind, void *A, void *B, MemRef<float, 3> *C, int64_t tA,
                                  static_cast<MemRef<uint16_t, 3> *>(B), C, tA,
                                  tB, bc);
     break;
+  default:
+    break;
   }
+}
+void call(Kind kind, void *A, void *B, MemRef<float, 3> *C, int64_t tA,
+          int64_t tB, int64_t bc) {
+  call(kind, A, B, C, tA, tB, bc, kind);
 }
 
 int gemmsRun = 0;
@@ -187,13 +224,13 @@ double reference(const Buffer<T> &A, const Buffer<T> &B, int64_t b, int64_t i,
 /// One GEMM against the double reference; returns false on a mismatch.
 template <typename T>
 bool checkGemm(Kind kind, int64_t batch, int64_t M, int64_t N, int64_t K,
-               bool tA, bool tB, bool bc, bool padded) {
+               bool tA, bool tB, bool bc, bool padded, Kind bKind) {
   Buffer<T> A = makeBuffer<T>(kind, batch, tA ? K : M, tA ? M : K, padded);
-  Buffer<T> B = makeBuffer<T>(kind, bc ? 1 : batch, tB ? N : K, tB ? K : N,
+  Buffer<T> B = makeBuffer<T>(bKind, bc ? 1 : batch, tB ? N : K, tB ? K : N,
                               padded);
   Buffer<float> C = makeBuffer<float>(Kind::F32, batch, M, N, padded);
   const std::vector<float> cBefore = C.storage;
-  call(kind, &A.desc, &B.desc, &C.desc, tA, tB, bc);
+  call(kind, &A.desc, &B.desc, &C.desc, tA, tB, bc, bKind);
   ++gemmsRun;
 
   const double u = std::ldexp(1.0, -24);
@@ -232,8 +269,30 @@ bool checkGemm(Kind kind, int64_t batch, int64_t M, int64_t N, int64_t K,
 bool checkKind(Kind kind, int64_t batch, int64_t M, int64_t N, int64_t K,
                bool tA, bool tB, bool bc, bool padded) {
   if (kind == Kind::F32)
-    return checkGemm<float>(kind, batch, M, N, K, tA, tB, bc, padded);
-  return checkGemm<uint16_t>(kind, batch, M, N, K, tA, tB, bc, padded);
+    return checkGemm<float>(kind, batch, M, N, K, tA, tB, bc, padded, kind);
+  return checkGemm<uint16_t>(kind, batch, M, N, K, tA, tB, bc, padded, kind);
+}
+
+/// The FP8 entry points: every pairing lpc emits (E5M2 x E5M2 has no FP8
+/// GEMM), over small and large shapes, transposes, batches, padding.
+void testFP8() {
+  const Kind pairs[][2] = {{Kind::E4M3, Kind::E4M3},
+                           {Kind::E4M3, Kind::E5M2},
+                           {Kind::E5M2, Kind::E4M3}};
+  const int64_t sizes[] = {1, 17, 64};
+  for (const auto &pr : pairs) {
+    for (int64_t M : sizes)
+      for (int64_t N : sizes)
+        for (int64_t K : sizes)
+          for (int flags = 0; flags < 8; ++flags)
+            checkGemm<uint8_t>(pr[0], flags & 4 ? 3 : 2, M, N, K, flags & 1,
+                               flags & 2, flags & 4, (M + N + K + flags) % 2,
+                               pr[1]);
+    checkGemm<uint8_t>(pr[0], 1, 256, 1024, 784, false, true, false, false,
+                       pr[1]);
+    checkGemm<uint8_t>(pr[0], 1, 784, 1024, 256, true, false, false, true,
+                       pr[1]);
+  }
 }
 
 void testGrid() {
@@ -556,16 +615,22 @@ void testBf16Out() {
 void testSymbols() {
   size_t n = 0;
   const lpc::rt::GemmSymbol *syms = lpc::rt::gemmSymbols(&n);
-  CHECK(n == 4, "gemmSymbols: %zu entries", n);
+  CHECK(n == 7, "gemmSymbols: %zu entries", n);
   const char *names[] = {"_mlir_ciface_lpc_rt_gemm_f32",
                          "_mlir_ciface_lpc_rt_gemm_bf16",
                          "_mlir_ciface_lpc_rt_gemm_f16",
-                         "_mlir_ciface_lpc_rt_gemm_bf16_bf16"};
+                         "_mlir_ciface_lpc_rt_gemm_bf16_bf16",
+                         "_mlir_ciface_lpc_rt_gemm_f8e4m3_f8e4m3",
+                         "_mlir_ciface_lpc_rt_gemm_f8e4m3_f8e5m2",
+                         "_mlir_ciface_lpc_rt_gemm_f8e5m2_f8e4m3"};
   void *addrs[] = {(void *)&_mlir_ciface_lpc_rt_gemm_f32,
                    (void *)&_mlir_ciface_lpc_rt_gemm_bf16,
                    (void *)&_mlir_ciface_lpc_rt_gemm_f16,
-                   (void *)&_mlir_ciface_lpc_rt_gemm_bf16_bf16};
-  for (size_t i = 0; i < 4 && i < n; ++i)
+                   (void *)&_mlir_ciface_lpc_rt_gemm_bf16_bf16,
+                   (void *)&_mlir_ciface_lpc_rt_gemm_f8e4m3_f8e4m3,
+                   (void *)&_mlir_ciface_lpc_rt_gemm_f8e4m3_f8e5m2,
+                   (void *)&_mlir_ciface_lpc_rt_gemm_f8e5m2_f8e4m3};
+  for (size_t i = 0; i < 7 && i < n; ++i)
     CHECK(std::strcmp(syms[i].name, names[i]) == 0 && syms[i].address == addrs[i],
           "gemmSymbols[%zu] = %s", i, syms[i].name);
 }
@@ -578,6 +643,7 @@ int main() {
   testInterleaved();
   testGrid();
   testLarge();
+  testFP8();
   testBf16Out();
   testEmpty();
   testAllHalfPatterns();
