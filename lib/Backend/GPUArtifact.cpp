@@ -290,6 +290,9 @@ llvm::Expected<json::Object> FunctionWriter::gemm(func::CallOp op) {
       {"lpc_rt_gemm_bf16", "BF16", "BF16", "F32"},
       {"lpc_rt_gemm_f16", "F16", "F16", "F32"},
       {"lpc_rt_gemm_bf16_bf16", "BF16", "BF16", "BF16"},
+      {"lpc_rt_gemm_f8e4m3_f8e4m3", "F8_E4M3", "F8_E4M3", "F32"},
+      {"lpc_rt_gemm_f8e4m3_f8e5m2", "F8_E4M3", "F8_E5M2", "F32"},
+      {"lpc_rt_gemm_f8e5m2_f8e4m3", "F8_E5M2", "F8_E4M3", "F32"},
   };
   const Kind *kind = nullptr;
   for (const Kind &k : kinds)

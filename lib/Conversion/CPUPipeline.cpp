@@ -23,10 +23,11 @@ static const char *kToBuffers =
     "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"
     "buffer-deallocation-pipeline";
 
-std::string mlir::lpc::lpcToBuffersPipeline(bool fp8HardwareCvt) {
-  return std::string(fp8HardwareCvt ? "lpc-to-linalg{fp8-hardware-cvt=true},"
-                                    : "lpc-to-linalg,") +
-         kToBuffers;
+std::string mlir::lpc::lpcToBuffersPipeline(bool fp8HardwareCvt,
+                                            bool fp8Gemm) {
+  return std::string("lpc-to-linalg{fp8-hardware-cvt=") +
+         (fp8HardwareCvt ? "true" : "false") +
+         " fp8-gemm=" + (fp8Gemm ? "true" : "false") + "}," + kToBuffers;
 }
 
 // Parallel dimensions as scf.parallel, the large top-level nests outlined
@@ -57,7 +58,11 @@ static const char *kToLLVM =
 void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm, bool profile,
                                         int64_t parallelMinWork,
                                         bool gpuLoopPasses) {
-  std::string pipeline = lpcToBuffersPipeline() + ",lpc-gemm-to-calls";
+  // --gpu-loop-passes also takes the GPU's GEMM lowering: FP8 GEMMs as
+  // TN calls, which the CPU library runs too.
+  std::string pipeline =
+      lpcToBuffersPipeline(/*fp8HardwareCvt=*/false, gpuLoopPasses) +
+      (gpuLoopPasses ? ",lpc-gemm-to-calls{fp8=true}" : ",lpc-gemm-to-calls");
   if (profile)
     pipeline += ",lpc-profile-marks";
   pipeline += ",";

@@ -63,12 +63,13 @@ mlir::lpc::gpuCodegenPipeline(StringRef chip, StringRef libdevice) {
   // The shared front end, with the FP8 conversions left to the hardware
   // where it has them.
   bool fp8Cvt = *sm >= lpc::kFirstFP8Chip;
-  std::string front = lpcToBuffersPipeline(fp8Cvt);
+  // FP8 tensor cores from sm_89 on: FP8 GEMMs as cuBLASLt FP8 calls.
+  std::string front = lpcToBuffersPipeline(fp8Cvt, /*fp8Gemm=*/fp8Cvt);
   // LLVM's default PTX for sm_89 (7.8) has the FP8 cvt for sm_90 only.
   std::string features = fp8Cvt && *sm < 90 ? " features=+ptx81" : "";
   return front + ","
       // GEMMs become host calls (cuBLASLt in the artifact's schedule).
-      "lpc-gemm-to-calls,"
+      + std::string(fp8Cvt ? "lpc-gemm-to-calls{fp8=true}," : "lpc-gemm-to-calls,") +
       // Copies between strided views become kernels; the contiguous ones
       // stay memref.copy (device-to-device copies in the artifact).
       "lpc-strided-copy-to-loops," + gpuLoopPassesPipeline() + ","

@@ -212,8 +212,44 @@ void storeIntoCopyTarget(func::CallOp call, unsigned cIndex,
     cb.getDefiningOp()->erase();
 }
 
+/// The FP8 GEMM entry point for element types `a` x `b`, or "".
+StringRef fp8Callee(Type a, Type b) {
+  bool a4 = isa<Float8E4M3FNType>(a), a5 = isa<Float8E5M2Type>(a);
+  bool b4 = isa<Float8E4M3FNType>(b), b5 = isa<Float8E5M2Type>(b);
+  if (a4 && b4)
+    return "lpc_rt_gemm_f8e4m3_f8e4m3";
+  if (a4 && b5)
+    return "lpc_rt_gemm_f8e4m3_f8e5m2";
+  if (a5 && b4)
+    return "lpc_rt_gemm_f8e5m2_f8e4m3";
+  return "";
+}
+
+/// A new buffer holding `v` (static, rank >= 2) with its last two
+/// dimensions swapped, filled by a linalg.transpose before `before`, and
+/// freed after `after`.
+Value transposedCopy(OpBuilder &b, Location loc, Value v, Operation *after) {
+  auto t = cast<MemRefType>(v.getType());
+  int64_t rank = t.getRank();
+  SmallVector<int64_t> shape(t.getShape());
+  std::swap(shape[rank - 1], shape[rank - 2]);
+  SmallVector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i)
+    perm.push_back(i);
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  Value out = memref::AllocOp::create(
+      b, loc, MemRefType::get(shape, t.getElementType()),
+      b.getI64IntegerAttr(64));
+  linalg::TransposeOp::create(b, loc, v, out, perm);
+  OpBuilder after_(after->getContext());
+  after_.setInsertionPointAfter(after);
+  memref::DeallocOp::create(after_, loc, out);
+  return out;
+}
+
 struct LpcGemmToCallsPass
     : ::mlir::lpc::impl::LpcGemmToCallsBase<LpcGemmToCallsPass> {
+  using LpcGemmToCallsBase::LpcGemmToCallsBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<linalg::GenericOp> gemms;
@@ -236,6 +272,8 @@ struct LpcGemmToCallsPass
         callee = "lpc_rt_gemm_bf16";
       else if (at.isF16() && wt.isF16() && ct.isF32())
         callee = "lpc_rt_gemm_f16";
+      else if (fp8 && ct.isF32() && !fp8Callee(at, wt).empty())
+        callee = fp8Callee(at, wt);
       else
         continue; // stays a loop nest
       Operation *init = deadInit(g, c); // before the call goes in
@@ -243,6 +281,24 @@ struct LpcGemmToCallsPass
       Location loc = g.getLoc();
       int64_t aRank = cast<MemRefType>(a.getType()).getRank();
       int64_t wRank = cast<MemRefType>(w.getType()).getRank();
+      // cuBLASLt's FP8 GEMMs take A [M, K] and B as [N, K] only.
+      bool transA = flags[0], transB = flags[1];
+      if (callee.starts_with("lpc_rt_gemm_f8")) {
+        auto contiguous = [](Value v) {
+          auto t = cast<MemRefType>(v.getType());
+          return t.hasStaticShape() && t.getLayout().isIdentity();
+        };
+        if (!contiguous(a) || !contiguous(w))
+          continue;
+        if (transA) {
+          a = transposedCopy(b, loc, a, g);
+          transA = false;
+        }
+        if (!transB) {
+          w = transposedCopy(b, loc, w, g);
+          transB = true;
+        }
+      }
       Value a3 = view3d(b, loc, a), w3 = view3d(b, loc, w);
       if (!a3 || !w3)
         continue; // non-contiguous operand: the loop nest is still right
@@ -282,8 +338,7 @@ struct LpcGemmToCallsPass
       bool broadcastB = wRank == 2 && aRank > 2;
       auto call = func::CallOp::create(
           b, loc, fn,
-          ValueRange{a3, w3, c3, i64(flags[0]), i64(flags[1]),
-                     i64(broadcastB)});
+          ValueRange{a3, w3, c3, i64(transA), i64(transB), i64(broadcastB)});
       if (init)
         init->erase();
       g.erase();

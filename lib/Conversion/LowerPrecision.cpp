@@ -334,7 +334,22 @@ struct LowerFP8Stats : OpRewritePattern<FP8StatsOp> {
 /// (lhs * sa) x (rhs * sb) + bias: the product of the fp8 values
 /// accumulated in f32, scaled once, then the bias, rounded to the output.
 struct LowerScaledMatmul : OpRewritePattern<ScaledMatmulOp> {
-  using OpRewritePattern::OpRewritePattern;
+  LowerScaledMatmul(MLIRContext *ctx, bool fp8Gemm)
+      : OpRewritePattern(ctx, /*benefit=*/2), fp8Gemm(fp8Gemm) {}
+  bool fp8Gemm;
+
+  /// Whether the GEMM can run on FP8 tensor cores as it is: cuBLASLt wants
+  /// M, N and K multiples of 16 (the rows of a batched operand count in M).
+  static bool fp8Shapes(RankedTensorType a, RankedTensorType w,
+                        RankedTensorType out, bool ta) {
+    int64_t k = a.getShape()[a.getRank() - (ta ? 2 : 1)];
+    int64_t n = out.getShape().back();
+    int64_t m = out.getNumElements() / std::max<int64_t>(n, 1);
+    return w.getRank() == 2 && k % 16 == 0 && n % 16 == 0 && m % 16 == 0 &&
+           (isa<Float8E4M3FNType>(a.getElementType()) ||
+            isa<Float8E4M3FNType>(w.getElementType()));
+  }
+
   LogicalResult matchAndRewrite(ScaledMatmulOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -352,14 +367,22 @@ struct LowerScaledMatmul : OpRewritePattern<ScaledMatmulOp> {
     // values are exact in f32), then the bf16 GEMM library with f32
     // accumulation: what an FP8 tensor core computes, up to summation order,
     // at half the memory traffic of widening to f32.
-    Value lhs = castTensor(rewriter, loc, op.getLhs(),
-                           a.clone(rewriter.getBF16Type()));
-    Value rhs = castTensor(rewriter, loc, op.getRhs(),
-                           w.clone(rewriter.getBF16Type()));
+    // With fp8-gemm (a GPU with FP8 tensor cores) the GEMM reads the FP8
+    // operands themselves (lpc-gemm-to-calls makes it an FP8 cuBLASLt
+    // call): the same products, without the widened copies. E5M2 x E5M2
+    // has no FP8 GEMM and widens as before.
+    bool direct = fp8Gemm && fp8Shapes(a, w, out, op.getTransposeA());
+    Value lhs = direct ? op.getLhs()
+                       : castTensor(rewriter, loc, op.getLhs(),
+                                    a.clone(rewriter.getBF16Type()));
+    Value rhs = direct ? op.getRhs()
+                       : castTensor(rewriter, loc, op.getRhs(),
+                                    w.clone(rewriter.getBF16Type()));
     Value acc = generic(
         rewriter, loc, {lhs, rhs}, {maps[0], maps[1]},
         filled(rewriter, loc, accType, 0.0), maps[2],
         gemmIterators(a.getRank()),
+        // (generic() hands the body f32 values, FP8 ones decoded.)
         [](OpBuilder &b, Location l, ValueRange v) -> SmallVector<Value> {
           return {addf(b, l, v[2], mulf(b, l, v[0], v[1]))};
         },
@@ -626,10 +649,10 @@ struct LowerClip : OpRewritePattern<ClipByGlobalNormOp> {
 } // namespace
 
 void mlir::lpc::lowering::populatePrecisionPatterns(
-    RewritePatternSet &patterns) {
+    RewritePatternSet &patterns, bool fp8Gemm) {
   patterns.add<LowerSaturatingCast, LowerQuantize, LowerDequantize, LowerAmax,
-               LowerFP8Stats,
-               LowerScaledMatmul, LowerAllFinite, LowerAmaxHistoryPush,
+               LowerFP8Stats, LowerAllFinite, LowerAmaxHistoryPush,
                LowerFP8ComputeScale, LowerLossScaleUpdate, LowerLrSchedule,
                LowerClip>(patterns.getContext(), /*benefit=*/2);
+  patterns.add<LowerScaledMatmul>(patterns.getContext(), fp8Gemm);
 }

@@ -540,7 +540,10 @@ inline Value rootBuffer(Value v) {
 /// Patterns of the other lowering files.
 void populateNormalizationPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);
-void populatePrecisionPatterns(RewritePatternSet &patterns);
+/// `fp8Gemm`: lpc.scaled_matmul reads its FP8 operands directly (see
+/// lpc-to-linalg{fp8-gemm}) instead of bf16 copies of them.
+void populatePrecisionPatterns(RewritePatternSet &patterns,
+                               bool fp8Gemm = false);
 
 } // namespace lowering
 } // namespace lpc

@@ -641,7 +641,7 @@ struct LpcToLinalgPass
                  LowerDropout>(ctx);
     populateNormalizationPatterns(patterns);
     populateDataMovementPatterns(patterns);
-    populatePrecisionPatterns(patterns);
+    populatePrecisionPatterns(patterns, fp8Gemm);
     // Model functions (lpc.param / lpc.input ops) are not executable: the
     // train step and eval functions built from them are.
     FrozenRewritePatternSet frozen(std::move(patterns));

@@ -40,7 +40,8 @@ void buildCPUCodegenPipeline(OpPassManager &pm, bool profile = false,
 /// linalg, elementwise fusion, bufferization with out-params. With
 /// `fp8HardwareCvt`, FP8 conversions stay arith ops for a back end that has
 /// instructions for them (lpc-to-linalg{fp8-hardware-cvt}).
-std::string lpcToBuffersPipeline(bool fp8HardwareCvt = false);
+std::string lpcToBuffersPipeline(bool fp8HardwareCvt = false,
+                                 bool fp8Gemm = false);
 /// Registers it as the `lpc-cpu-codegen` pipeline (lpc-opt).
 void registerCPUCodegenPipeline();
 /// The GPU pipeline's loop stage, as pipeline text: two-level full

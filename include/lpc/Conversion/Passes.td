@@ -30,7 +30,11 @@ def LpcToLinalg : Pass<"lpc-to-linalg", "::mlir::ModuleOp"> {
   let options = [
     Option<"fp8HardwareCvt", "fp8-hardware-cvt", "bool", /*default=*/"false",
            "FP8 conversions as arith.extf / arith.truncf (saturating ones "
-           "clamped to +-max first) instead of integer code">
+           "clamped to +-max first) instead of integer code">,
+    Option<"fp8Gemm", "fp8-gemm", "bool", /*default=*/"false",
+           "FP8 GEMMs (lpc.scaled_matmul with M, N, K multiples of 16 and "
+           "an E4M3 operand) read their FP8 operands directly, for FP8 "
+           "GEMM calls; otherwise the operands are widened to bf16 copies">
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
@@ -48,7 +52,18 @@ def LpcGemmToCalls : Pass<"lpc-gemm-to-calls", "::mlir::ModuleOp"> {
     `lpc_rt_gemm_f32` / `_bf16` / `_f16` (runtime/gemm, C interface), on
     rank-3 views [batch, rows, cols] of its operands. The library
     overwrites the accumulator, so the zero fill before it goes away.
+
+    With `fp8`, GEMMs of FP8 operands (lpc-to-linalg{fp8-gemm}) become
+    `lpc_rt_gemm_f8e4m3_f8e4m3` / `_f8e4m3_f8e5m2` / `_f8e5m2_f8e4m3` calls
+    in cuBLASLt's FP8 layout: A not transposed, B transposed ("TN"); an
+    operand stored the other way is first copied transposed (linalg.transpose
+    into a new buffer).
   }];
+  let options = [
+    Option<"fp8", "fp8", "bool", /*default=*/"false",
+           "FP8 GEMMs become calls in the TN layout (transposed copies where "
+           "needed)">
+  ];
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
     "::mlir::arith::ArithDialect"
