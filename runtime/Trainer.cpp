@@ -594,6 +594,8 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
               (long long)trained, secs, trained ? 1000 * secs / trained : 0.0,
               samples / std::max(secs, 1e-9), compileSeconds,
               ru.ru_maxrss / 1024, (step.temporaryBytes() + (1 << 19)) >> 20);
+  if (std::string note = step.runNote(); !note.empty())
+    std::printf("lpc-run: %s\n", note.c_str());
   std::printf("final train loss %.4f", lastLoss);
   if (skippedTotal > 0)
     std::printf(", %g steps skipped (loss scaling)", skippedTotal);

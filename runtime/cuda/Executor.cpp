@@ -175,9 +175,23 @@ Error CudaFunction::run(const std::vector<CUdeviceptr> &args,
   lastArgs_ = args;
   lastResults_ = results;
   ran_ = true;
-  if (graph_ && args == graphArgs_ && results == graphResults_)
-    return graph_->launch().withContext(where + ": graph");
+  // (const_cast: Graph::launch queues work, it does not change the graph.)
+  if (const CapturedGraph *g = graphFor(args, results))
+    return const_cast<Graph &>(g->graph).launch().withContext(where + ": graph");
   return queueOps(args, results);
+}
+
+const CudaFunction::CapturedGraph *
+CudaFunction::graphFor(const std::vector<CUdeviceptr> &args,
+                       const std::vector<CUdeviceptr> &results) const {
+  for (const CapturedGraph &g : graphs_)
+    if (g.args == args && g.results == results)
+      return &g;
+  return nullptr;
+}
+
+bool CudaFunction::lastRunHasGraph() const {
+  return ran_ && graphFor(lastArgs_, lastResults_);
 }
 
 Error CudaFunction::runHost(const std::vector<const void *> &args,
@@ -228,14 +242,15 @@ Error CudaFunction::captureGraph() {
   if (!ran_)
     return Error::make(where + ": captureGraph needs a run() first (it captures that "
                                "run's pointers)");
-  graph_.reset();
+  if (graphFor(lastArgs_, lastResults_))
+    return Error::success();
   Expected<Graph> g =
       Graph::capture(device_, [&] { return queueOps(lastArgs_, lastResults_); });
   if (!g)
     return g.error().withContext(where);
-  graph_ = g.take();
-  graphArgs_ = lastArgs_;
-  graphResults_ = lastResults_;
+  if (graphs_.size() == kMaxGraphs)
+    graphs_.erase(graphs_.begin());
+  graphs_.push_back({lastArgs_, lastResults_, g.take()});
   return Error::success();
 }
 

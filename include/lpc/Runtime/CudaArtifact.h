@@ -184,9 +184,14 @@ public:
 
   /// Captures the ops, with the pointers of the last run() (or runHost()),
   /// into a CUDA graph that later run()s with those pointers launch. The
-  /// GEMM callback must be capturable (GemmEngine::run is).
+  /// GEMM callback must be capturable (GemmEngine::run is). Up to
+  /// kMaxGraphs pointer sets keep their graphs (a train step whose state
+  /// blocks alternate has two); capturing one more drops the oldest.
+  static constexpr size_t kMaxGraphs = 2;
   Error captureGraph();
-  bool hasGraph() const { return graph_.has_value(); }
+  bool hasGraph() const { return !graphs_.empty(); }
+  /// Whether the last run's pointers have a graph.
+  bool lastRunHasGraph() const;
 
 private:
   CudaFunction(Device &device, const ArtifactFunction &function,
@@ -216,8 +221,13 @@ private:
   DeviceBuffer arena_;
   std::vector<CUdeviceptr> lastArgs_, lastResults_;
   bool ran_ = false;
-  std::optional<Graph> graph_;
-  std::vector<CUdeviceptr> graphArgs_, graphResults_;
+  struct CapturedGraph {
+    std::vector<CUdeviceptr> args, results;
+    Graph graph;
+  };
+  std::vector<CapturedGraph> graphs_; // oldest first
+  const CapturedGraph *graphFor(const std::vector<CUdeviceptr> &args,
+                                const std::vector<CUdeviceptr> &results) const;
   std::vector<DeviceBuffer> hostArgBlocks_, hostResultBlocks_;
 };
 

@@ -59,6 +59,8 @@ public:
                     const std::vector<void *> &results) = 0;
   /// Bytes of step temporaries (for the summary), 0 if unknown.
   virtual size_t temporaryBytes() const { return 0; }
+  /// How the calls ran, for the summary ("" if nothing to say).
+  virtual std::string runNote() const { return ""; }
 
   /// Functions that keep the train state on their device (CUDA) between
   /// calls, so that a step moves only the batch in and a few results out:
