@@ -20,40 +20,6 @@
 namespace lpc {
 namespace rt {
 
-int64_t Slot::numElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
-size_t Slot::byteSize() const { return numElements() * dtypeSize(dtype); }
-
-double slotValue(const Slot &slot, const void *data, int64_t i) {
-  const auto *p = static_cast<const uint8_t *>(data);
-  switch (slot.dtype) {
-  case DType::F32: {
-    float v;
-    std::memcpy(&v, p + 4 * i, 4);
-    return v;
-  }
-  case DType::I32: {
-    int32_t v;
-    std::memcpy(&v, p + 4 * i, 4);
-    return v;
-  }
-  case DType::I64: {
-    int64_t v;
-    std::memcpy(&v, p + 8 * i, 8);
-    return double(v);
-  }
-  case DType::BOOL:
-    return p[i] ? 1.0 : 0.0;
-  default:
-    return decodeAs(slot.dtype, p + i * dtypeSize(slot.dtype), 1)[0];
-  }
-}
-
 namespace {
 
 std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lpc/Reference/Evaluator.h"
+#include "lpc/Reference/RuntimeInit.h"
 #include "lpc/Runtime/Init.h"
 #include "lpc/Support/SplitMix.h"
 
@@ -120,6 +121,18 @@ InitSpec InitSpec::fromOp(ParamOp op) {
   return s;
 }
 
+::lpc::rt::InitSpec mlir::lpc::ref::toRuntimeInit(const InitSpec &spec) {
+  ::lpc::rt::InitSpec rs;
+  rs.kind = runtimeKind(spec.kind);
+  rs.std = spec.std;
+  rs.mean = spec.mean;
+  rs.low = spec.low;
+  rs.high = spec.high;
+  rs.value = spec.value;
+  rs.gain = spec.gain;
+  return rs;
+}
+
 Tensor mlir::lpc::ref::initializeParam(ParamOp op, uint64_t seed) {
   return initializeTensor(InitSpec::fromOp(op), op.getName(),
                           op.getResult().getType().getShape(), seed);
@@ -129,16 +142,8 @@ Tensor mlir::lpc::ref::initializeTensor(const InitSpec &spec,
                                         llvm::StringRef name,
                                         llvm::ArrayRef<int64_t> shape,
                                         uint64_t seed) {
-  ::lpc::rt::InitSpec rs;
-  rs.kind = runtimeKind(spec.kind);
-  rs.std = spec.std;
-  rs.mean = spec.mean;
-  rs.low = spec.low;
-  rs.high = spec.high;
-  rs.value = spec.value;
-  rs.gain = spec.gain;
   std::vector<float> values = ::lpc::rt::initializeParam(
-      rs, std::string_view(name.data(), name.size()),
+      toRuntimeInit(spec), std::string_view(name.data(), name.size()),
       std::vector<int64_t>(shape.begin(), shape.end()), seed);
   Tensor t;
   t.dtype = DType::f32;

@@ -25,13 +25,6 @@ static std::optional<int64_t> mulChecked(int64_t a, int64_t b) {
   return r;
 }
 
-size_t ArtifactSlot::byteSize() const {
-  std::optional<int64_t> n = numElementsOf(shape);
-  std::optional<int64_t> bytes =
-      n ? mulChecked(*n, int64_t(dtypeSize(dtype))) : std::nullopt;
-  return bytes ? size_t(*bytes) : SIZE_MAX; // validate() rejects the overflow
-}
-
 const char *viewSpaceName(ViewSpace space) {
   switch (space) {
   case ViewSpace::Arg:

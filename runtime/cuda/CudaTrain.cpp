@@ -34,18 +34,6 @@ struct Session {
   Artifact artifact;
 };
 
-Slot slotOf(const ArtifactSlot &a) {
-  Slot s;
-  s.dtype = a.dtype;
-  s.shape = a.shape;
-  s.state = a.state;
-  s.name = a.name;
-  s.input = a.input;
-  s.metric = a.metric;
-  s.init = a.init;
-  return s;
-}
-
 /// A function of the artifact on the GPU. run() copies every argument in
 /// and every result out (CudaFunction::runHost; what eval uses);
 /// runResident() keeps the train state on the device (Trainer.h).
@@ -53,10 +41,8 @@ class CudaStep : public StepFunction {
 public:
   CudaStep(std::shared_ptr<Session> session, std::unique_ptr<CudaFunction> f)
       : session_(std::move(session)), f_(std::move(f)) {
-    for (const ArtifactSlot &a : f_->function().args)
-      args_.push_back(slotOf(a));
-    for (const ArtifactSlot &a : f_->function().results)
-      results_.push_back(slotOf(a));
+    args_ = f_->function().args;
+    results_ = f_->function().results;
     // The argument each state result feeds in the next step.
     std::map<std::string, size_t> argOf;
     for (size_t i = 0; i < args_.size(); ++i)

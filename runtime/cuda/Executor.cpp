@@ -156,14 +156,21 @@ Error CudaFunction::queueOps(const std::vector<CUdeviceptr> &args,
   return Error::success();
 }
 
+Error CudaFunction::checkArity(const std::string &where, size_t args,
+                               size_t results) const {
+  if (args == function_.args.size() && results == function_.results.size())
+    return Error::success();
+  return Error::make(where + ": called with " + std::to_string(args) + " args and " +
+                     std::to_string(results) + " results; it takes " +
+                     std::to_string(function_.args.size()) + " and " +
+                     std::to_string(function_.results.size()));
+}
+
 Error CudaFunction::run(const std::vector<CUdeviceptr> &args,
                         const std::vector<CUdeviceptr> &results) {
   std::string where = source_ + ": function '" + function_.name + "'";
-  if (args.size() != function_.args.size() || results.size() != function_.results.size())
-    return Error::make(where + ": called with " + std::to_string(args.size()) + " args and " +
-                       std::to_string(results.size()) + " results; it takes " +
-                       std::to_string(function_.args.size()) + " and " +
-                       std::to_string(function_.results.size()));
+  if (Error e = checkArity(where, args.size(), results.size()))
+    return e;
   for (auto [kind, ptrs, slots] :
        {std::tuple<const char *, const std::vector<CUdeviceptr> *,
                    const std::vector<ArtifactSlot> *>{"arg", &args, &function_.args},
@@ -197,11 +204,8 @@ bool CudaFunction::lastRunHasGraph() const {
 Error CudaFunction::runHost(const std::vector<const void *> &args,
                             const std::vector<void *> &results) {
   std::string where = source_ + ": function '" + function_.name + "'";
-  if (args.size() != function_.args.size() || results.size() != function_.results.size())
-    return Error::make(where + ": called with " + std::to_string(args.size()) + " args and " +
-                       std::to_string(results.size()) + " results; it takes " +
-                       std::to_string(function_.args.size()) + " and " +
-                       std::to_string(function_.results.size()));
+  if (Error e = checkArity(where, args.size(), results.size()))
+    return e;
   // One device block per slot, allocated on the first call and kept: the
   // pointers stay the same, so a captured graph keeps replaying.
   auto blocks = [&](std::vector<DeviceBuffer> &cache,

@@ -546,14 +546,15 @@ WidenRow widenRow() {
 #endif
 }
 
-/// Widens the matrices of `op` into `buf`, densely packed (rows of length
-/// sizes[2]); returns the f32 operand that describes it.
-Operand widenHalf(const Operand &op, std::vector<float> &buf) {
+/// Widens the matrices of `op` row by row (`widen(src, dst, n)`) into
+/// `buf`, densely packed (rows of length sizes[2]); returns the operand
+/// that describes it.
+template <typename Src, typename Dst, typename RowFn>
+Operand widenOperand(const Operand &op, std::vector<Dst> &buf, RowFn widen) {
   const int64_t batch = op.sizes[0], rows = op.sizes[1], cols = op.sizes[2];
   buf.resize(static_cast<size_t>(batch * rows * cols));
-  const uint16_t *src = static_cast<const uint16_t *>(op.data);
-  const WidenRow widen = widenRow();
-  float *dst = buf.data();
+  const Src *src = static_cast<const Src *>(op.data);
+  Dst *dst = buf.data();
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t i = 0; i < rows; ++i, dst += cols)
       widen(src + b * op.strides[0] + i * op.strides[1], dst, cols);
@@ -566,6 +567,11 @@ Operand widenHalf(const Operand &op, std::vector<float> &buf) {
   return w;
 }
 
+/// f16 matrices widened to f32.
+Operand widenHalf(const Operand &op, std::vector<float> &buf) {
+  return widenOperand<uint16_t>(op, buf, widenRow());
+}
+
 /// bf16 bit patterns of the 256 codes of an FP8 format (exact).
 struct FP8ToBF16 {
   uint16_t bits[256];
@@ -576,27 +582,14 @@ struct FP8ToBF16 {
 };
 const FP8ToBF16 kE4M3ToBF16(lpc::rt::kE4M3), kE5M2ToBF16(lpc::rt::kE5M2);
 
-/// Widens the FP8 matrices of `op` into `buf` as bf16, densely packed;
-/// returns the bf16 operand that describes it.
+/// FP8 matrices widened to bf16 (exactly) through `table`.
 Operand widenFP8(const Operand &op, const FP8ToBF16 &table,
                  std::vector<uint16_t> &buf) {
-  const int64_t batch = op.sizes[0], rows = op.sizes[1], cols = op.sizes[2];
-  buf.resize(static_cast<size_t>(batch * rows * cols));
-  const uint8_t *src = static_cast<const uint8_t *>(op.data);
-  uint16_t *dst = buf.data();
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t i = 0; i < rows; ++i, dst += cols) {
-      const uint8_t *row = src + b * op.strides[0] + i * op.strides[1];
-      for (int64_t j = 0; j < cols; ++j)
-        dst[j] = table.bits[row[j]];
-    }
-  Operand w = op;
-  w.data = buf.data();
-  w.strides[2] = 1;
-  w.strides[1] = std::max<int64_t>(cols, 1);
-  w.strides[0] = std::max<int64_t>(rows * w.strides[1], 1);
-  w.extentElems = batch * rows * cols;
-  return w;
+  return widenOperand<uint8_t>(
+      op, buf, [&](const uint8_t *src, uint16_t *dst, int64_t n) {
+        for (int64_t j = 0; j < n; ++j)
+          dst[j] = table.bits[src[j]];
+      });
 }
 
 void gemmFP8(const char *entry, MemRef3U8 *A, MemRef3U8 *B, MemRef3F32 *C,

@@ -19,6 +19,7 @@
 #include "lpc/Passes/Passes.h"
 #include "lpc/Pipelines/Pipelines.h"
 #include "lpc/Reference/Evaluator.h"
+#include "lpc/Reference/RuntimeInit.h"
 #include "lpc/Runtime/BatchIterator.h"
 #ifdef LPC_HAVE_CUDA_RUNTIME
 #include "lpc/Runtime/CudaTrain.h"
@@ -185,18 +186,6 @@ rt::Slot runtimeSlot(const cpu::Slot &c) {
   s.input = c.input;
   s.metric = c.metric;
   s.init = c.init;
-  return s;
-}
-
-rt::InitSpec runtimeInit(const ref::InitSpec &r) {
-  rt::InitSpec s;
-  s.kind = *rt::parseInitKind(mlpc::stringifyInitKind(r.kind).str());
-  s.std = r.std;
-  s.mean = r.mean;
-  s.low = r.low;
-  s.high = r.high;
-  s.value = r.value;
-  s.gain = r.gain;
   return s;
 }
 
@@ -547,7 +536,7 @@ int main(int argc, char **argv) {
   if (auto b = ref::integerInputBound(labelIn.getResult()))
     info.classes = *b;
   for (auto p : fwd.getOps<mlpc::ParamOp>())
-    info.params[p.getName().str()] = runtimeInit(ref::InitSpec::fromOp(p));
+    info.params[p.getName().str()] = ref::toRuntimeInit(ref::InitSpec::fromOp(p));
   rt::TrainOptions topt;
   topt.data = data;
   topt.dataDir = dataDir;

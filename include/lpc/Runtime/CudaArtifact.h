@@ -26,6 +26,7 @@
 #include "lpc/Runtime/CudaDriver.h"
 #include "lpc/Runtime/CudaGemm.h"
 #include "lpc/Runtime/Error.h"
+#include "lpc/Runtime/Slot.h"
 #include "lpc/Runtime/Tensor.h"
 
 #include <cstddef>
@@ -46,14 +47,9 @@ namespace cuda {
 inline constexpr int kArtifactVersion = 1;
 
 /// One argument or result: a contiguous row-major tensor.
-struct ArtifactSlot {
-  DType dtype = DType::F32;
-  std::vector<int64_t> shape;
-  std::string state, name, input, metric; // lpc.* attributes, "" when absent
-  std::optional<double> init;             // a constant initial value
-  /// Elements times element size (shapes are checked not to overflow).
-  size_t byteSize() const;
-};
+/// An argument or result (the trainer's Slot; its byteSize() is SIZE_MAX
+/// for shapes whose size overflows, which validate() rejects).
+using ArtifactSlot = Slot;
 
 /// A temporary at `offset` in the function's arena.
 struct ArtifactBuffer {
@@ -197,6 +193,7 @@ private:
   CudaFunction(Device &device, const ArtifactFunction &function,
                GemmCallback gemm, const std::string &source);
   Error opError(size_t op, const Error &e) const;
+  Error checkArity(const std::string &where, size_t args, size_t results) const;
   Error queueOps(const std::vector<CUdeviceptr> &args,
                  const std::vector<CUdeviceptr> &results);
   CUdeviceptr base(const View &view, const std::vector<CUdeviceptr> &args,

@@ -19,6 +19,7 @@
 #include "lpc/Runtime/Data.h"
 #include "lpc/Runtime/Error.h"
 #include "lpc/Runtime/Init.h"
+#include "lpc/Runtime/Slot.h"
 #include "lpc/Runtime/Tensor.h"
 
 #include <functional>
@@ -30,23 +31,6 @@
 
 namespace lpc {
 namespace rt {
-
-/// An argument or result of a compiled function: a contiguous row-major
-/// tensor, with the lpc.* attributes that say what it holds.
-struct Slot {
-  DType dtype = DType::F32;
-  std::vector<int64_t> shape;
-  std::string state;  // lpc.state (param, exp_avg, step, fp8_scale, ...)
-  std::string name;   // lpc.name (parameter name), may be empty
-  std::string input;  // lpc.input (data input name)
-  std::string metric; // lpc.metric (loss, logits, grad_norm, ...)
-  std::optional<double> init; // lpc.init: initial value of non-param state
-  int64_t numElements() const;
-  size_t byteSize() const; // BOOL: one byte per element
-};
-
-/// Element `i` of a buffer of `slot` as a double (any lpc element type).
-double slotValue(const Slot &slot, const void *data, int64_t i);
 
 /// A compiled function as the loop calls it: one host buffer per argument
 /// and per result (results are written, never read).
