@@ -298,6 +298,25 @@ llvm::json::Object trainSection(const rt::ModelInfo &m,
   return t;
 }
 
+/// The run's own settings (data, length, evaluation, checkpoints, log).
+rt::TrainOptions runOptions() {
+  rt::TrainOptions o;
+  o.data = data;
+  o.dataDir = dataDir;
+  o.steps = steps;
+  o.epochs = epochs;
+  o.evalEvery = evalEvery;
+  o.evalBatches = evalBatches;
+  o.checkpointDir = checkpointDir;
+  o.checkpointEvery = checkpointEvery;
+  o.resume = resume;
+  o.seed = seed;
+  o.logFile = logFile;
+  o.printEvery = printEvery;
+  o.syntheticExamples = synthExamples;
+  return o;
+}
+
 int fail(const llvm::Twine &msg) {
   llvm::errs() << "lpc-run: error: " << msg << "\n";
   return 1;
@@ -409,9 +428,13 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(cat);
   cl::ParseCommandLineOptions(
       argc, argv,
-      "lpc-run: train an lpc model (compiled for this machine's CPU)\n\n"
+      "lpc-run: train an lpc model, compiled for this machine's CPU or, with "
+      "--device=cuda, for an NVIDIA GPU\n\n"
       "  lpc-run examples/mlp.mlir --mixed-precision=bf16 --epochs=1\n"
-      "  lpc-run examples/gpt.mlir --data=text:corpus.txt --steps=500\n");
+      "  lpc-run examples/gpt.mlir --data=text:corpus.txt --steps=500\n"
+      "  lpc-run examples/mlp.mlir --device=cuda --mixed-precision=fp8 "
+      "--emit-artifact=mlp.json\n"
+      "  lpc-run mlp.json --device=cuda        (a compiled artifact)\n");
   if (modelFile.empty())
     return fail("no model given (lpc-run MODEL.mlir [options]; see --help)");
   if (!configFile.empty() && !applyConfig(configFile))
@@ -450,20 +473,9 @@ int main(int argc, char **argv) {
     if (device != "cuda")
       return fail(modelFile + ": a CUDA artifact runs with --device=cuda");
 #ifdef LPC_HAVE_CUDA_RUNTIME
-    rt::TrainOptions o;
-    o.data = data;
-    o.dataDir = dataDir;
-    o.steps = steps;
+    // Without --steps or --epochs: the steps it was compiled for.
+    rt::TrainOptions o = runOptions();
     o.epochs = epochs.getNumOccurrences() ? epochs.getValue() : 0;
-    o.evalEvery = evalEvery;
-    o.evalBatches = evalBatches;
-    o.checkpointDir = checkpointDir;
-    o.checkpointEvery = checkpointEvery;
-    o.resume = resume;
-    o.seed = seed;
-    o.logFile = logFile;
-    o.printEvery = printEvery;
-    o.syntheticExamples = synthExamples;
     return rtc::trainArtifact(modelFile, o);
 #endif
   }
@@ -537,20 +549,7 @@ int main(int argc, char **argv) {
     info.classes = *b;
   for (auto p : fwd.getOps<mlpc::ParamOp>())
     info.params[p.getName().str()] = ref::toRuntimeInit(ref::InitSpec::fromOp(p));
-  rt::TrainOptions topt;
-  topt.data = data;
-  topt.dataDir = dataDir;
-  topt.steps = steps;
-  topt.epochs = epochs;
-  topt.evalEvery = evalEvery;
-  topt.evalBatches = evalBatches;
-  topt.checkpointDir = checkpointDir;
-  topt.checkpointEvery = checkpointEvery;
-  topt.resume = resume;
-  topt.seed = seed;
-  topt.logFile = logFile;
-  topt.printEvery = printEvery;
-  topt.syntheticExamples = synthExamples;
+  rt::TrainOptions topt = runOptions();
   topt.mixedPrecision = mixedPrecision;
   topt.lr = lr;
   {
