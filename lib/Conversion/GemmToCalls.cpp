@@ -226,8 +226,8 @@ StringRef fp8Callee(Type a, Type b) {
 }
 
 /// A new buffer holding `v` (static, rank >= 2) with its last two
-/// dimensions swapped, filled by a linalg.transpose before `before`, and
-/// freed after `after`.
+/// dimensions swapped, filled by a linalg.transpose at `b`'s insertion
+/// point, and freed after `after`.
 Value transposedCopy(OpBuilder &b, Location loc, Value v, Operation *after) {
   auto t = cast<MemRefType>(v.getType());
   int64_t rank = t.getRank();
