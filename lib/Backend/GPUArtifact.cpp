@@ -82,8 +82,8 @@ std::string locString(Location loc) {
 
 class FunctionWriter {
 public:
-  FunctionWriter(func::FuncOp fn, unsigned numArgs)
-      : fn(fn), numArgs(numArgs) {}
+  FunctionWriter(func::FuncOp fn, unsigned numArgs, bool tf32)
+      : fn(fn), numArgs(numArgs), tf32(tf32) {}
 
   llvm::Expected<json::Object> write(json::Array args, json::Array results);
 
@@ -109,6 +109,7 @@ private:
 
   func::FuncOp fn;
   unsigned numArgs;
+  bool tf32;
   int64_t opIndex = 0;
   llvm::DenseMap<Value, unsigned> bufferIds;
   std::vector<Buffer> buffers;
@@ -312,6 +313,10 @@ llvm::Expected<json::Object> FunctionWriter::gemm(func::CallOp op) {
       return v.takeError();
     o[viewKeys[i]] = std::move(*v);
   }
+  if (tf32 && StringRef(kind->a) == "F32")
+    o["tf32"] = true;
+  if (op->hasAttr("lpc_fast_accum") && StringRef(kind->a).starts_with("F8"))
+    o["fast_accum"] = true;
   const char *flagKeys[] = {"trans_a", "trans_b", "broadcast_b"};
   for (int i = 0; i < 3; ++i) {
     std::optional<int64_t> c = getConstantIntValue(op.getOperand(3 + i));
@@ -433,9 +438,10 @@ int64_t mlir::lpc::gpu::elementBytes(Type t) {
 
 llvm::Expected<json::Object>
 mlir::lpc::gpu::functionEntry(func::FuncOp lowered, unsigned numArgs,
-                              json::Array args, json::Array results) {
-  return FunctionWriter(lowered, numArgs).write(std::move(args),
-                                                std::move(results));
+                              json::Array args, json::Array results,
+                              bool tf32) {
+  return FunctionWriter(lowered, numArgs, tf32)
+      .write(std::move(args), std::move(results));
 }
 
 llvm::Expected<std::string>
@@ -488,7 +494,7 @@ mlir::lpc::gpu::compileArtifact(ModuleOp module, ArrayRef<std::string> names,
     }
     auto fn = copy->lookupSymbol<func::FuncOp>(name);
     auto entry = functionEntry(fn, src.getNumArguments(), std::move(args),
-                               std::move(results));
+                               std::move(results), options.tf32);
     if (!entry)
       return entry.takeError();
     functions.push_back(std::move(*entry));

@@ -339,6 +339,8 @@ struct LpcGemmToCallsPass
       auto call = func::CallOp::create(
           b, loc, fn,
           ValueRange{a3, w3, c3, i64(transA), i64(transB), i64(broadcastB)});
+      if (g->hasAttr("lpc_fast_accum"))
+        call->setAttr("lpc_fast_accum", b.getUnitAttr());
       if (init)
         init->erase();
       g.erase();

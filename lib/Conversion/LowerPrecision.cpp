@@ -388,6 +388,9 @@ struct LowerScaledMatmul : OpRewritePattern<ScaledMatmulOp> {
         },
         true)[0];
     markGemm(acc, op.getTransposeA(), op.getTransposeB());
+    // The recipe's fast accumulation (fprop), for the FP8 GEMM call.
+    if (direct && op.getFastAccum())
+      acc.getDefiningOp()->setAttr("lpc_fast_accum", rewriter.getUnitAttr());
     SmallVector<Value> ins{acc, op.getLhsScaleInv(), op.getRhsScaleInv()};
     maps = {idMap(ctx, rank),
                                 AffineMap::get(rank, 0, {}, ctx),

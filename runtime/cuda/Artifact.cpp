@@ -75,6 +75,8 @@ GemmDesc GemmOp::desc() const {
   d.a = aType;
   d.b = bType;
   d.c = cType;
+  d.tf32 = tf32;
+  d.fastAccum = fastAccum;
   return d;
 }
 
@@ -394,7 +396,9 @@ public:
           return e;
       for (auto [key, flag] : {std::pair<const char *, bool *>{"trans_a", &g.transA},
                                {"trans_b", &g.transB},
-                               {"broadcast_b", &g.broadcastB}})
+                               {"broadcast_b", &g.broadcastB},
+                               {"tf32", &g.tf32},
+                               {"fast_accum", &g.fastAccum}})
         if (Error e = boolean(v, key, here, *flag))
           return e;
       out = std::move(g);

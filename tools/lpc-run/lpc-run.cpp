@@ -151,6 +151,11 @@ static cl::opt<std::string> gpuArch(
     "gpu-arch", cl::desc("with --device=cuda: the GPU to compile for (sm_80, "
                          "sm_89, sm_90)"),
     cl::init("sm_90"), cl::cat(cat));
+static cl::opt<bool> tf32(
+    "tf32",
+    cl::desc("with --device=cuda: f32 GEMMs on TF32 tensor cores (10-bit "
+             "mantissa products; PyTorch's allow_tf32)"),
+    cl::init(false), cl::cat(cat));
 static cl::opt<std::string> emitArtifact(
     "emit-artifact",
     cl::desc("with --device=cuda: write the compiled artifact (PTX, launch "
@@ -447,6 +452,8 @@ int main(int argc, char **argv) {
     return fail("--device must be cpu or cuda, got '" + device + "'");
   if (!emitArtifact.empty() && device != "cuda")
     return fail("--emit-artifact needs --device=cuda");
+  if (tf32 && device != "cuda")
+    return fail("--tf32 needs --device=cuda (the CPU's f32 GEMMs are f32)");
   if (std::optional<unsigned> sm = mlpc::parseSMVersion(gpuArch);
       !sm || *sm < 80)
     return fail("--gpu-arch must be sm_80 or newer (sm_80, sm_89, sm_90, "
@@ -609,6 +616,7 @@ int main(int argc, char **argv) {
   } else {
     mlpc::gpu::ArtifactOptions ao;
     ao.chip = gpuArch;
+    ao.tf32 = tf32;
     ao.train = trainSection(info, topt, totalSteps, pipeline);
     auto art = mlpc::gpu::compileArtifact(*module, names, ao);
     if (!art)

@@ -27,6 +27,8 @@ struct ArtifactOptions {
   std::string chip = "sm_90";
   /// CUDA's libdevice.10.bc ("": the one CMake found).
   std::string libdevice;
+  /// F32 GEMMs on TF32 tensor cores (PyTorch's allow_tf32).
+  bool tf32 = false;
   /// Written as the artifact's "train" section when not empty (lpc-run:
   /// the model and settings the runtime-only lpc-run trains with).
   llvm::json::Object train;
@@ -42,10 +44,11 @@ llvm::Expected<std::string> compileArtifact(ModuleOp module,
 /// after lpc-gpu-codegen, whose first `numArgs` arguments are the original
 /// ones and the rest its results as out-parameters) from the module holding
 /// its gpu.binary ops. `args` / `results` are the slot objects of the
-/// original signature. Errors name the host op the artifact cannot express.
+/// original signature; `tf32` marks its F32 GEMMs. Errors name the host op
+/// the artifact cannot express.
 llvm::Expected<llvm::json::Object>
 functionEntry(func::FuncOp lowered, unsigned numArgs, llvm::json::Array args,
-              llvm::json::Array results);
+              llvm::json::Array results, bool tf32 = false);
 
 /// Bytes per element of a buffer of `t` (i1: one byte, as LLVM stores it).
 int64_t elementBytes(Type t);

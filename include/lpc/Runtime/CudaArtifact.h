@@ -103,6 +103,8 @@ struct GemmOp {
   View a, b, c;
   DType aType = DType::F32, bType = DType::F32, cType = DType::F32;
   bool transA = false, transB = false, broadcastB = false;
+  bool tf32 = false;      // F32: TF32 tensor cores
+  bool fastAccum = false; // FP8: no periodic promotion of the accumulator
   /// The GemmDesc of this op (meaningful once the views are validated).
   GemmDesc desc() const;
 };

@@ -249,6 +249,15 @@ TEST(cuda_artifact, validate_rejects) {
     a.functions.push_back(a.functions[0]);
     CHECK_ERR(a.validate(), "toy.json: two functions are named 'toy_step'");
   }
+  {
+    // The GEMM flags: tf32 fits an F32 GEMM, fast accumulation does not.
+    Artifact a = toyArtifact();
+    opAs<GemmOp>(a, 1)->tf32 = true;
+    CHECK_OK(a.validate());
+    CHECK(opAs<GemmOp>(a, 1)->desc().tf32);
+    opAs<GemmOp>(a, 1)->fastAccum = true;
+    CHECK_ERR(a.validate(), "op 1 (gemm)", "fast accumulation applies to FP8 GEMMs only");
+  }
 }
 
 TEST(cuda_artifact, parse_rejects) {
