@@ -80,6 +80,8 @@ mlir::lpc::gpuCodegenPipeline(StringRef chip, StringRef libdevice) {
       // (and lpc-fp8-to-nvvm sees the saturating clamps).
       "gpu-launch-sink-index-computations,"
       "gpu-kernel-outlining,"
+      // One gpu.module (one NVPTX compile, one PTX to load) for them all.
+      "lpc-merge-gpu-modules,"
       "nvvm-attach-target{chip=" + chip.str() + features +
       " O=3 l=" + libdevice.str() + "},"
       "gpu.module(" + (fp8Cvt ? "lpc-fp8-to-nvvm," : "") +

@@ -14,49 +14,49 @@
 
 // Non-saturating casts: the instruction, then |x| > 464 (E4M3FN: NaN) or
 // |x| > 61439.996 (E5M2: inf) and NaN (E5M2) fixed.
-// PTX90-LABEL: cast_e4m3_kernel: 1 entry, 0 extern, target sm_90
+// PTX90-LABEL: .visible .entry cast_e4m3_kernel(
 // PTX90: cvt.rn.satfinite.e4m3x2.f32 [[C:%rs[0-9]+]], [[X:%r[0-9]+]], [[X]];
 // PTX90: setp.gt.u32 [[OVER:%p[0-9]+]], {{%r[0-9]+}}, 1139277824;
 // PTX90: selp.b16 {{%rs[0-9]+}}, {{%rs[0-9]+}}, [[C]], [[OVER]];
 // PTX90-NOT: selp
-// PTX90-LABEL: cast_e5m2_kernel: 1 entry, 0 extern, target sm_90
+// PTX90-LABEL: .visible .entry cast_e5m2_kernel(
 // PTX90: cvt.rn.satfinite.e5m2x2.f32
 // PTX90: setp.gt.u32 {{%p[0-9]+}}, {{%r[0-9]+}}, 1198522367;
 // PTX90: setp.gt.u32 {{%p[0-9]+}}, {{%r[0-9]+}}, 2139095040;
 // Saturating casts and quantization: the instruction saturates; NaN fixed.
-// PTX90-LABEL: cast_sat_e4m3_kernel: 1 entry, 0 extern, target sm_90
+// PTX90-LABEL: .visible .entry cast_sat_e4m3_kernel(
 // PTX90-NOT: setp.{{.*}}.f32
 // PTX90: cvt.rn.satfinite.e4m3x2.f32
 // PTX90: setp.gt.u32 {{%p[0-9]+}}, {{%r[0-9]+}}, 2139095040;
 // PTX90-NOT: setp
-// PTX90-LABEL: quantize_kernel: 1 entry, 0 extern, target sm_90
+// PTX90-LABEL: .visible .entry quantize_kernel(
 // PTX90: mul.rn.f32 [[Q:%r[0-9]+]]
 // PTX90-NEXT: cvt.rn.satfinite.e4m3x2.f32 {{%rs[0-9]+}}, [[Q]], [[Q]];
 // PTX90-NOT: 1139277824
 // PTX90: setp.gt.u32 {{%p[0-9]+}}, {{%r[0-9]+}}, 2139095040;
 // PTX90-NOT: setp
-// PTX90-LABEL: quantize_kernel_0: 1 entry, 0 extern, target sm_90
+// PTX90-LABEL: .visible .entry quantize_kernel_0(
 // PTX90: cvt.rn.satfinite.e5m2x2.f32
 // PTX90-NOT: 1198522367
 // PTX90: setp.gt.u32 {{%p[0-9]+}}, {{%r[0-9]+}}, 2139095040;
 // Decoding: the instruction (exact), f16 -> f32 (exact), lpc's NaN.
-// PTX90-LABEL: dequantize_kernel: 1 entry, 0 extern, target sm_90
+// PTX90-LABEL: .visible .entry dequantize_kernel(
 // PTX90: cvt.rn.f16x2.e4m3x2
 // PTX90: cvt.f32.f16
 // PTX90: selp.f32 {{%r[0-9]+}}, 0fFFC00000, 0f7FC00000
-// PTX90-LABEL: cast_from_e5m2_kernel: 1 entry, 0 extern, target sm_90
+// PTX90-LABEL: .visible .entry cast_from_e5m2_kernel(
 // PTX90: cvt.rn.f16x2.e5m2x2
 // PTX90: assembled 7 kernels for sm_90
 
 // sm_89 has them from PTX 8.1 on.
-// PTX89: cast_e4m3_kernel: 1 entry, 0 extern, target sm_89
+// PTX89: lpc_kernels: 7 entry, 0 extern, target sm_89
 // PTX89: .version 8.1
 // PTX89: cvt.rn.satfinite.e4m3x2.f32
 // PTX89: assembled 7 kernels for sm_89
 
 // PTX80-NOT: e4m3x2
 // PTX80-NOT: e5m2x2
-// PTX80-COUNT-7: {{_kernel(_[0-9]+)?}}: 1 entry, 0 extern, target sm_80
+// PTX80: lpc_kernels: 7 entry, 0 extern, target sm_80
 // PTX80-NOT: e4m3x2
 // PTX80-NOT: e5m2x2
 // PTX80: assembled 7 kernels for sm_80

@@ -10,11 +10,15 @@
 // RUN: not lpc-opt %s --lpc-gpu-codegen="chip=gfx90a" 2>&1 | FileCheck %s --check-prefix=BAD
 // REQUIRES: ptxas
 
-// CHECK: gpu.launch_func @kernels_kernel::@kernels_kernel
-// CHECK: gpu.binary @kernels_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90"{{[^>]*}}>
+// The kernels of the one-kernel modules outlining makes share one module
+// (lpc-merge-gpu-modules), each named after its old module.
+// CHECK: gpu.launch_func @lpc_kernels::@kernels_kernel
+// CHECK: gpu.launch_func @lpc_kernels::@kernels_kernel_0
+// CHECK: gpu.binary @lpc_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90"{{[^>]*}}>
 // CHECK-SAME: .visible .entry kernels_kernel(
+// CHECK-NOT: gpu.binary
 
-// PTX90-COUNT-8: kernels_kernel{{(_[0-9]+)?}}: 1 entry, 0 extern, target sm_90
+// PTX90: lpc_kernels: 8 entry, 0 extern, target sm_90
 // PTX90: assembled 8 kernels for sm_90
 // PTX80: assembled 8 kernels for sm_80
 // BAD: lpc-gpu-codegen: chip must be sm_XX, got 'gfx90a'

@@ -237,6 +237,21 @@ def LpcParallelDimsOuter : Pass<"lpc-parallel-dims-outer"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LpcMergeGPUModules : Pass<"lpc-merge-gpu-modules", "::mlir::ModuleOp"> {
+  let summary = "Moves the kernels of the one-kernel gpu.modules that "
+                "gpu-kernel-outlining makes into one gpu.module";
+  let description = [{
+    Runs in lpc-gpu-codegen right after gpu-kernel-outlining, which gives
+    every kernel its own gpu.module (a train step has hundreds). Each
+    module holding nothing but one gpu.func moves into one gpu.module
+    `@<first module>_kernels`; the kernel takes its old module's name (unique
+    in the parent) and every gpu.launch_func is redirected. One module then
+    goes through LLVM's NVPTX back end once instead of once per kernel, and
+    the artifact has one PTX module to load.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def LpcGPUSerialKernels
     : Pass<"lpc-gpu-serial-kernels", "::mlir::func::FuncOp"> {
   let summary = "Wraps the serial code of a bufferized function (loops "

@@ -3,9 +3,9 @@
 {format=isa}) and assembles each with ptxas for an architecture.
 
 usage: check_ptx.py MODULE.mlir PTXAS ARCH [--print-ptx]
-Prints one line per kernel (name, .entry count, .extern count), with
---print-ptx the kernel's PTX after it, and "assembled N kernels for ARCH";
-exits 1 if ptxas rejects one.
+Prints one line per module (name, .entry count, .extern count), with
+--print-ptx its PTX after it, and "assembled N kernels for ARCH" (N: the
+.entry directives of all modules); exits 1 if ptxas rejects one.
 """
 import re
 import subprocess
@@ -21,10 +21,12 @@ def main():
     if not binaries:
         print("no gpu.binary with PTX found")
         return 1
+    kernels = 0
     for name, escaped in binaries:
         ptx = re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), escaped)
         ptx = ptx.replace('\\"', '"').replace("\\\\", "\\")
         target = re.search(r"\.target (\S+)", ptx).group(1)
+        kernels += ptx.count(".entry")
         print(f"{name}: {ptx.count('.entry')} entry, {ptx.count('.extern')} extern, "
               f"target {target}")
         if print_ptx:
@@ -37,7 +39,7 @@ def main():
             if p.returncode != 0:
                 print(f"ptxas rejected {name}:\n{p.stderr}")
                 return 1
-    print(f"assembled {len(binaries)} kernels for {arch}")
+    print(f"assembled {kernels} kernels for {arch}")
     return 0
 
 

@@ -1,0 +1,78 @@
+//===- MergeGPUModules.cpp - --lpc-merge-gpu-modules ----------------------===//
+//
+// gpu-kernel-outlining makes one gpu.module per kernel. Compiling hundreds
+// of one-kernel modules runs LLVM's NVPTX back end hundreds of times and
+// gives the runtime hundreds of PTX modules to JIT-load; one module holding
+// every kernel costs one of each. Only modules that hold exactly one
+// gpu.func (what outlining makes) are merged, so nothing can clash but the
+// kernels' names, which become their old modules' (unique) names.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lpc/Conversion/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir {
+namespace lpc {
+#define GEN_PASS_DEF_LPCMERGEGPUMODULES
+#include "lpc/Conversion/Passes.h.inc"
+} // namespace lpc
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+/// The one gpu.func of `m`, or null if `m` holds anything else.
+gpu::GPUFuncOp soleKernel(gpu::GPUModuleOp m) {
+  gpu::GPUFuncOp kernel;
+  for (Operation &op : m.getBody()->without_terminator()) {
+    auto f = dyn_cast<gpu::GPUFuncOp>(op);
+    if (!f || kernel || !f.isKernel())
+      return {};
+    kernel = f;
+  }
+  return kernel;
+}
+
+struct LpcMergeGPUModulesPass
+    : ::mlir::lpc::impl::LpcMergeGPUModulesBase<LpcMergeGPUModulesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<gpu::GPUModuleOp> sources;
+    for (auto m : module.getOps<gpu::GPUModuleOp>())
+      if (soleKernel(m) && !m.getTargetsAttr() && !m->getAttr("offloadingHandler"))
+        sources.push_back(m);
+    if (sources.size() < 2)
+      return;
+    SymbolTable symbols(module);
+    OpBuilder b(sources.front());
+    auto merged =
+        gpu::GPUModuleOp::create(b, sources.front().getLoc(), "lpc_kernels");
+    symbols.insert(merged); // uniquifies the name if it is taken
+    // Old (module, kernel) -> new kernel name.
+    llvm::DenseMap<std::pair<StringAttr, StringAttr>, StringAttr> renamed;
+    for (gpu::GPUModuleOp m : sources) {
+      gpu::GPUFuncOp kernel = soleKernel(m);
+      StringAttr oldName = kernel.getNameAttr();
+      Block *body = merged.getBody(); // (gpu.module has no terminator)
+      kernel->moveBefore(body, body->end());
+      kernel.setName(m.getName());
+      renamed[{m.getNameAttr(), oldName}] = kernel.getNameAttr();
+      m->erase();
+    }
+    module.walk([&](gpu::LaunchFuncOp launch) {
+      auto it = renamed.find(
+          {launch.getKernelModuleName(), launch.getKernelName()});
+      if (it == renamed.end())
+        return;
+      launch.setKernelAttr(SymbolRefAttr::get(
+          merged.getNameAttr(), {FlatSymbolRefAttr::get(it->second)}));
+    });
+  }
+};
+
+} // namespace
