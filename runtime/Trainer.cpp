@@ -435,23 +435,43 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
   auto t0 = std::chrono::steady_clock::now();
   double lastLoss = NAN, skippedTotal = 0;
   int64_t samples = 0, total = I.totalSteps;
-  for (int64_t s = startStep; s < total; ++s) {
-    int64_t real = I.model.batch;
+  // The next batch into the input buffers; returns its real rows.
+  auto nextBatch = [&]() -> int64_t {
     if (I.iter) {
       Batch b = I.iter->next();
-      real = b.realRows;
       I.loadBatch(*I.train, b.indices);
-    } else {
-      I.sampler->next(
-          reinterpret_cast<int32_t *>(I.inputs[I.model.tokenName].data()),
-          reinterpret_cast<int32_t *>(I.inputs[I.model.labelName].data()));
+      return b.realRows;
     }
+    I.sampler->next(
+        reinterpret_cast<int32_t *>(I.inputs[I.model.tokenName].data()),
+        reinterpret_cast<int32_t *>(I.inputs[I.model.labelName].data()));
+    return I.model.batch;
+  };
+  int64_t prefetched = -1; // real rows of a batch already loaded, or -1
+  for (int64_t s = startStep; s < total; ++s) {
+    int64_t real = prefetched >= 0 ? prefetched : nextBatch();
+    prefetched = -1;
     std::vector<const void *> ap = I.argPointers(args);
     std::vector<void *> rp;
     for (auto &o : out)
       rp.push_back(o.data());
-    Error stepError = resident ? step.runResident(ap, rp, download)
-                               : step.run(ap, rp);
+    Error stepError;
+    if (resident) {
+      // While the device runs step s, the host loads batch s + 1 (the
+      // step's inputs are copied in before startResident returns). Not
+      // before an evaluation (it uses the same buffers) or a checkpoint
+      // (it records the data position after step s).
+      bool evalNext = opt.evalEvery > 0 && (s + 1) % opt.evalEvery == 0;
+      bool ckptNext =
+          opt.checkpointEvery > 0 && (s + 1) % opt.checkpointEvery == 0;
+      stepError = step.startResident(ap);
+      if (!stepError && s + 1 < total && !evalNext && !ckptNext)
+        prefetched = nextBatch();
+      if (!stepError)
+        stepError = step.finishResident(rp, download);
+    } else {
+      stepError = step.run(ap, rp);
+    }
     if (stepError)
       return fail("step " + std::to_string(s) + ": " + stepError.message());
     I.hostStale = resident;

@@ -72,9 +72,7 @@ public:
   }
 
   bool keepsState() const override { return true; }
-  Error runResident(const std::vector<const void *> &args,
-                    const std::vector<void *> &results,
-                    const std::vector<bool> &download) override {
+  Error startResident(const std::vector<const void *> &args) override {
     Device &dev = *session_->device;
     if (Error e = allocate(argBlocks_, args_))
       return e;
@@ -107,10 +105,15 @@ public:
                      "graphs: %s\n",
                      e.message().c_str());
       }
+    return Error::success();
+  }
+  Error finishResident(const std::vector<void *> &results,
+                       const std::vector<bool> &download) override {
+    // (copyToHost waits for the step: the stream is in order.)
     for (size_t i = 0; i < results_.size(); ++i)
       if (download[i])
-        if (Error e = dev.copyToHost(results[i], resultBlocks_[i].get(),
-                                     results_[i].byteSize()))
+        if (Error e = session_->device->copyToHost(
+                results[i], resultBlocks_[i].get(), results_[i].byteSize()))
           return e;
     // The new state becomes the next step's argument by swapping blocks:
     // the step reads its arguments and writes its results, never both.

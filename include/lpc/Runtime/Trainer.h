@@ -48,22 +48,39 @@ public:
 
   /// Functions that keep the train state on their device (CUDA) between
   /// calls, so that a step moves only the batch in and a few results out:
-  /// runResident() uploads the state arguments on its first call only, makes each state result the matching state
+  /// a resident step uploads the state arguments on its first call only, makes each state result the matching state
   /// argument of the next call without leaving the device, and copies to
   /// the host only the results `download` marks. downloadState() copies the
   /// state the next call would read into the host buffers of the state
   /// arguments (the others are null).
+  /// runResident() comes in two halves so that the host can load the next
+  /// batch while the device computes: startResident() queues the step (its
+  /// inputs are copied before it returns: their host buffers may be
+  /// refilled), finishResident() waits and copies the marked results out.
   virtual bool keepsState() const { return false; }
-  virtual Error runResident(const std::vector<const void *> &args,
-                            const std::vector<void *> &results,
-                            const std::vector<bool> &download) {
+  virtual Error startResident(const std::vector<const void *> &args) {
+    pending_ = args;
+    return Error::success();
+  }
+  virtual Error finishResident(const std::vector<void *> &results,
+                               const std::vector<bool> &download) {
     (void)download;
-    return run(args, results);
+    return run(pending_, results);
+  }
+  Error runResident(const std::vector<const void *> &args,
+                    const std::vector<void *> &results,
+                    const std::vector<bool> &download) {
+    if (Error e = startResident(args))
+      return e;
+    return finishResident(results, download);
   }
   virtual Error downloadState(const std::vector<void *> &args) {
     (void)args;
     return Error::success();
   }
+
+private:
+  std::vector<const void *> pending_; // the default startResident's args
 };
 
 /// What the loop needs to know about the model.

@@ -3,10 +3,11 @@ driver (runtime/cuda/tests/FakeDriver.cpp) can run: the PTX modules are the
 fake's host kernels, taken from `lpc-cuda-check --print-test-artifact`.
 
 toy_train_step(w [2,3] param, image [8,4], label [8]) -> (w' [2,3], loss):
-  w' = 1.0 * w + 0.5 (lpc_fake_affine_2d), loss = w'[0, 0] (a copy)
-toy_eval(w, image, label) -> loss = w[0, 0]
+  w' = 1.0 * w + 0.5 (lpc_fake_affine_2d), loss = image[0, 0] (the same
+  kernel on a 1x1 view: which batch the step was given)
+toy_eval(w, image, label) -> loss = w[0, 0] (a copy)
 
-With w initialized to 1.0 the loss of step k is 1 + 0.5 k if, and only if,
+With w initialized to 1.0, w after step k is 1 + 0.5 k if, and only if,
 each step reads the state the previous one wrote.
 usage: toy_train_artifact.py TEST_ARTIFACT.json OUT.json
 """
@@ -43,8 +44,11 @@ step = {
          "params": [{"view": view("arg", 0, [2, 3], [3, 1])},
                     {"view": view("result", 0, [2, 3], [3, 1])},
                     {"f32": 1.0}, {"f32": 0.5}]},
-        {"op": "copy", "src": view("result", 0, [1], [1]),
-         "dst": view("result", 1, [], [])},
+        {"op": "launch", "module": 0, "kernel": "lpc_fake_affine_2d",
+         "grid": [1, 1, 1], "block": [64, 1, 1], "shared_bytes": 0,
+         "params": [{"view": view("arg", 1, [1, 1], [4, 1])},
+                    {"view": view("result", 1, [1, 1], [1, 1])},
+                    {"f32": 1.0}, {"f32": 0.0}]},
     ],
 }
 evaluate = {
