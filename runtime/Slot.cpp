@@ -1,4 +1,4 @@
-//===- Slot.cpp - an argument or result of a compiled function -------------===//
+//===- Slot.cpp - an argument or result of a compiled function -----------===//
 
 #include "lpc/Runtime/Slot.h"
 

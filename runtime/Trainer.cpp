@@ -1,4 +1,4 @@
-//===- Trainer.cpp - the training loop of lpc-run --------------------------===//
+//===- Trainer.cpp - the training loop of lpc-run ------------------------===//
 
 #include "lpc/Runtime/Trainer.h"
 
@@ -128,7 +128,8 @@ Error Trainer::Impl::load() {
     spec = model.textModel ? "" : "fashion-mnist";
   if (model.textModel) {
     if (spec.rfind("text:", 0) != 0)
-      return Error::make("a token model needs --data=text:PATH (any text file)");
+      return Error::make(
+          "a token model needs --data=text:PATH (any text file)");
     auto c = loadCharCorpus(spec.substr(5));
     if (!c)
       return c.error();
@@ -160,13 +161,14 @@ Error Trainer::Impl::load() {
     test = std::move(*te);
   } else {
     return Error::make("unknown --data '" + spec +
-                 "' (fashion-mnist, synthetic or text:PATH)");
+                       "' (fashion-mnist, synthetic or text:PATH)");
   }
   if (train && train->featureSize != model.features)
-    return Error::make(format("%s has %lld features per example but the model's "
-                        "input '%s' expects %lld",
-                        train->name.c_str(), (long long)train->featureSize,
-                        model.featName.c_str(), (long long)model.features));
+    return Error::make(
+        format("%s has %lld features per example but the model's "
+               "input '%s' expects %lld",
+               train->name.c_str(), (long long)train->featureSize,
+               model.featName.c_str(), (long long)model.features));
   int64_t perEpoch = 0;
   if (train) {
     BatchIteratorOptions bo;
@@ -178,18 +180,18 @@ Error Trainer::Impl::load() {
     iter = std::move(*it);
     perEpoch = iter->batchesPerEpoch();
   } else {
-    auto s = CorpusSampler::create(*corpus, model.batch, model.seqLen,
-                                   opt.seed);
+    auto s =
+        CorpusSampler::create(*corpus, model.batch, model.seqLen, opt.seed);
     if (!s)
       return s.error();
     sampler = std::move(*s);
-    perEpoch = std::max<int64_t>(
-        1, int64_t(corpus->bytes.size()) / (model.batch * model.seqLen));
+    perEpoch = std::max<int64_t>(1, int64_t(corpus->bytes.size()) /
+                                        (model.batch * model.seqLen));
   }
-  totalSteps = opt.steps > 0
-                   ? opt.steps
-                   : std::max<int64_t>(1, int64_t(std::ceil(opt.epochs *
-                                                            perEpoch)));
+  totalSteps =
+      opt.steps > 0
+          ? opt.steps
+          : std::max<int64_t>(1, int64_t(std::ceil(opt.epochs * perEpoch)));
   return Error::success();
 }
 
@@ -277,10 +279,12 @@ Error Trainer::Impl::resume(int64_t &startStep) {
     auto it = file->metadata.find(k);
     return it == file->metadata.end() ? std::string() : it->second;
   };
-  if (meta("model") != model.name || meta("mixed_precision") != opt.mixedPrecision)
-    return Error::make(path + ": checkpoint of model '" + meta("model") + "' in '" +
-                 meta("mixed_precision") + "' precision, not '" + model.name +
-                 "' in '" + opt.mixedPrecision + "'");
+  if (meta("model") != model.name ||
+      meta("mixed_precision") != opt.mixedPrecision)
+    return Error::make(path + ": checkpoint of model '" + meta("model") +
+                       "' in '" + meta("mixed_precision") +
+                       "' precision, not '" + model.name + "' in '" +
+                       opt.mixedPrecision + "'");
   for (auto &[k, t] : file->tensors)
     std::memcpy(state[k].data(), t.bytes.data(), t.bytes.size());
   startStep = std::stoll(meta("step"));
@@ -425,8 +429,7 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
   bool resident = step.keepsState();
   std::vector<bool> download(results.size());
   for (size_t r = 0; r < results.size(); ++r)
-    download[r] = results[r].state.empty() ||
-                  results[r].state == "fp8_scale" ||
+    download[r] = results[r].state.empty() || results[r].state == "fp8_scale" ||
                   results[r].state == "fp8_amax_history";
   bool tty = ::isatty(2);
   std::vector<std::vector<uint8_t>> out(results.size());
@@ -483,8 +486,7 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
       if (!sl.state.empty()) {
         if (resident && !download[r])
           continue; // still on the device
-        std::memcpy(I.state[stateKey(sl)].data(), out[r].data(),
-                    sl.byteSize());
+        std::memcpy(I.state[stateKey(sl)].data(), out[r].data(), sl.byteSize());
       } else if (!sl.metric.empty()) {
         if (sl.numElements() != 1)
           continue;

@@ -46,14 +46,22 @@ constexpr int64_t kBufferAlign = 256;
 
 const char *safetensorsName(ref::DType d) {
   switch (d) {
-  case ref::DType::f32: return "F32";
-  case ref::DType::f16: return "F16";
-  case ref::DType::bf16: return "BF16";
-  case ref::DType::f8e4m3: return "F8_E4M3";
-  case ref::DType::f8e5m2: return "F8_E5M2";
-  case ref::DType::i32: return "I32";
-  case ref::DType::i64: return "I64";
-  case ref::DType::i1: return "BOOL";
+  case ref::DType::f32:
+    return "F32";
+  case ref::DType::f16:
+    return "F16";
+  case ref::DType::bf16:
+    return "BF16";
+  case ref::DType::f8e4m3:
+    return "F8_E4M3";
+  case ref::DType::f8e5m2:
+    return "F8_E5M2";
+  case ref::DType::i32:
+    return "I32";
+  case ref::DType::i64:
+    return "I64";
+  case ref::DType::i1:
+    return "BOOL";
   }
   return "?";
 }
@@ -95,9 +103,9 @@ private:
   };
 
   llvm::Error fail(Operation *op, const llvm::Twine &msg) {
-    return llvm::createStringError(
-        "@" + fn.getName() + ": '" + op->getName().getStringRef() + "' at " +
-        locString(op->getLoc()) + ": " + msg);
+    return llvm::createStringError("@" + fn.getName() + ": '" +
+                                   op->getName().getStringRef() + "' at " +
+                                   locString(op->getLoc()) + ": " + msg);
   }
   llvm::Expected<json::Object> view(Value v, Operation *user);
   llvm::Expected<json::Value> scalar(Value v, Operation *user);
@@ -150,8 +158,8 @@ llvm::Expected<json::Object> FunctionWriter::view(Value v, Operation *user) {
     if (reshape && (!reshapeSource || !reshapeSource.getLayout().isIdentity()))
       return fail(user, "an operand is a memref.reshape of a strided view");
     if (!isa<memref::CastOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
-             memref::SubViewOp, memref::ReinterpretCastOp,
-             memref::ReshapeOp>(def))
+             memref::SubViewOp, memref::ReinterpretCastOp, memref::ReshapeOp>(
+            def))
       return fail(user, "an operand is a view made by '" +
                             def->getName().getStringRef() +
                             "', which the artifact cannot express");
@@ -190,7 +198,8 @@ llvm::Expected<json::Value> FunctionWriter::scalar(Value v, Operation *user) {
   if (!matchPattern(v, m_Constant(&a)))
     return fail(user, "a scalar operand is not a constant");
   if (auto i = dyn_cast<IntegerAttr>(a)) {
-    unsigned width = i.getType().isIndex() ? 64 : i.getType().getIntOrFloatBitWidth();
+    unsigned width =
+        i.getType().isIndex() ? 64 : i.getType().getIntOrFloatBitWidth();
     if (width == 64)
       return json::Object{{"i64", i.getValue().getSExtValue()}};
     if (width == 32)
@@ -233,7 +242,8 @@ llvm::Expected<unsigned> FunctionWriter::moduleIndex(StringRef name,
   if (obj.getFormat() != gpu::CompilationTarget::Assembly)
     return fail(user, "gpu.binary @" + name + " does not hold PTX");
   unsigned id = modules.size();
-  modules.push_back(json::Object{{"name", name}, {"ptx", obj.getObject().str()}});
+  modules.push_back(
+      json::Object{{"name", name}, {"ptx", obj.getObject().str()}});
   moduleIds[name] = id;
   return id;
 }
@@ -354,8 +364,8 @@ int64_t FunctionWriter::planArena() {
     for (const Buffer *p : live) {
       if (off + b.bytes <= p->offset)
         break;
-      off = std::max(off, int64_t(llvm::alignTo(p->offset + p->bytes,
-                                                kBufferAlign)));
+      off = std::max(
+          off, int64_t(llvm::alignTo(p->offset + p->bytes, kBufferAlign)));
     }
     b.offset = off;
     arena = std::max(arena, off + b.bytes);
@@ -419,13 +429,11 @@ llvm::Expected<json::Object> FunctionWriter::write(json::Array args,
   json::Array bufs;
   for (const Buffer &b : buffers)
     bufs.push_back(json::Object{{"offset", b.offset}, {"bytes", b.bytes}});
-  return json::Object{{"name", fn.getName()},
-                      {"args", std::move(args)},
-                      {"results", std::move(results)},
-                      {"arena_bytes", arena},
-                      {"buffers", std::move(bufs)},
-                      {"modules", std::move(modules)},
-                      {"ops", std::move(ops)}};
+  return json::Object{
+      {"name", fn.getName()},          {"args", std::move(args)},
+      {"results", std::move(results)}, {"arena_bytes", arena},
+      {"buffers", std::move(bufs)},    {"modules", std::move(modules)},
+      {"ops", std::move(ops)}};
 }
 
 } // namespace
@@ -436,10 +444,11 @@ int64_t mlir::lpc::gpu::elementBytes(Type t) {
   return std::max<int64_t>(1, (t.getIntOrFloatBitWidth() + 7) / 8);
 }
 
-llvm::Expected<json::Object>
-mlir::lpc::gpu::functionEntry(func::FuncOp lowered, unsigned numArgs,
-                              json::Array args, json::Array results,
-                              bool tf32) {
+llvm::Expected<json::Object> mlir::lpc::gpu::functionEntry(func::FuncOp lowered,
+                                                           unsigned numArgs,
+                                                           json::Array args,
+                                                           json::Array results,
+                                                           bool tf32) {
   return FunctionWriter(lowered, numArgs, tf32)
       .write(std::move(args), std::move(results));
 }
@@ -447,9 +456,9 @@ mlir::lpc::gpu::functionEntry(func::FuncOp lowered, unsigned numArgs,
 llvm::Expected<std::string>
 mlir::lpc::gpu::compileArtifact(ModuleOp module, ArrayRef<std::string> names,
                                 const ArtifactOptions &options) {
-  auto pipeline = gpuCodegenPipeline(
-      options.chip,
-      options.libdevice.empty() ? defaultLibdevice() : options.libdevice);
+  auto pipeline = gpuCodegenPipeline(options.chip, options.libdevice.empty()
+                                                       ? defaultLibdevice()
+                                                       : options.libdevice);
   if (!pipeline)
     return pipeline.takeError();
   json::Array functions;

@@ -44,7 +44,8 @@ struct LpcMergeGPUModulesPass
     ModuleOp module = getOperation();
     SmallVector<gpu::GPUModuleOp> sources;
     for (auto m : module.getOps<gpu::GPUModuleOp>())
-      if (soleKernel(m) && !m.getTargetsAttr() && !m->getAttr("offloadingHandler"))
+      if (soleKernel(m) && !m.getTargetsAttr() &&
+          !m->getAttr("offloadingHandler"))
         sources.push_back(m);
     if (sources.size() < 2)
       return;
@@ -65,8 +66,8 @@ struct LpcMergeGPUModulesPass
       m->erase();
     }
     module.walk([&](gpu::LaunchFuncOp launch) {
-      auto it = renamed.find(
-          {launch.getKernelModuleName(), launch.getKernelName()});
+      auto it =
+          renamed.find({launch.getKernelModuleName(), launch.getKernelName()});
       if (it == renamed.end())
         return;
       launch.setKernelAttr(SymbolRefAttr::get(

@@ -1,4 +1,4 @@
-//===- CudaTrain.cpp - train a CUDA artifact -------------------------------===//
+//===- CudaTrain.cpp - train a CUDA artifact -----------------------------===//
 
 #include "lpc/Runtime/CudaTrain.h"
 
@@ -7,9 +7,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 
 namespace lpc {
 namespace rt {
@@ -59,9 +59,7 @@ public:
             const std::vector<void *> &results) override {
     return f_->runHost(args, results);
   }
-  size_t temporaryBytes() const override {
-    return f_->function().arenaBytes;
-  }
+  size_t temporaryBytes() const override { return f_->function().arenaBytes; }
 
   std::string runNote() const override {
     if (!calls_)
@@ -127,8 +125,8 @@ public:
       return Error::success(); // the host holds the only copy
     for (size_t i = 0; i < args_.size(); ++i)
       if (!args_[i].state.empty() && args[i])
-        if (Error e = session_->device->copyToHost(
-                args[i], argBlocks_[i].get(), args_[i].byteSize()))
+        if (Error e = session_->device->copyToHost(args[i], argBlocks_[i].get(),
+                                                   args_[i].byteSize()))
           return e;
     return Error::success();
   }
@@ -185,8 +183,8 @@ Expected<CudaSteps> openCudaSteps(Artifact artifact,
   if (cc < want)
     return Error::make(session->artifact.source + " is for " + chip + " but " +
                        info.name + " is sm_" + std::to_string(cc) +
-                       " (compile it with --gpu-arch=sm_" +
-                       std::to_string(cc) + ")");
+                       " (compile it with --gpu-arch=sm_" + std::to_string(cc) +
+                       ")");
   // cuBLASLt only when there is a GEMM to run.
   bool anyGemm = false;
   for (const ArtifactFunction &f : session->artifact.functions)
@@ -393,9 +391,9 @@ int trainArtifact(const std::string &path, TrainOptions options) {
   Expected<CudaSteps> steps = openCudaSteps(art.take(), stepName, evalName);
   if (!steps)
     return fail("--device=cuda: " + steps.error().message());
-  double secs = std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - t0)
-                    .count();
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
   std::fprintf(stderr,
                "lpc-run: loaded @%s and @%s (%s precision) from %s in %.2f s; "
                "%s\n",

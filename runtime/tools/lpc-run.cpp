@@ -33,7 +33,8 @@ const char kUsage[] =
     "  --device=cuda            the only device of a runtime-only build\n"
     "  --data=SPEC              fashion-mnist | synthetic | text:PATH\n"
     "  --data-dir=DIR           Fashion-MNIST directory\n"
-    "  --steps=N                train steps (default: what it was compiled for)\n"
+    "  --steps=N                train steps (default: what it was compiled "
+    "for)\n"
     "  --epochs=X               epochs (instead of --steps)\n"
     "  --eval-every=N           evaluate every N steps (0: at the end)\n"
     "  --eval-batches=N         batches per evaluation (0: all)\n"
@@ -47,7 +48,8 @@ const char kUsage[] =
     "  --config=FILE.json       any of these options\n";
 
 int usageError(const std::string &msg) {
-  std::fprintf(stderr, "lpc-run: error: %s (lpc-run --help lists the options)\n",
+  std::fprintf(stderr,
+               "lpc-run: error: %s (lpc-run --help lists the options)\n",
                msg.c_str());
   return 1;
 }
@@ -112,7 +114,8 @@ int main(int argc, char **argv) {
     if (k == "device") {
       if (v != "cuda")
         return usageError("this lpc-run (a runtime-only build) runs CUDA "
-                          "artifacts: --device must be cuda, got '" + v + "'");
+                          "artifacts: --device must be cuda, got '" +
+                          v + "'");
     } else if (k == "config") {
     } else if (k == "data") {
       o.data = v;

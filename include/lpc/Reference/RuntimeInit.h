@@ -1,4 +1,4 @@
-//===- RuntimeInit.h - reference initializers in the runtime's terms -*- C++ -*-===//
+//===- RuntimeInit.h - reference initializers, runtime terms --*- C++ -*-===//
 //
 // The runtime (no MLIR) has the one implementation of parameter
 // initialization (lpc/Runtime/Init.h); this maps the reference's InitSpec

@@ -1,4 +1,4 @@
-//===- CudaTrain.h - train a CUDA artifact -----------------------*- C++ -*-===//
+//===- CudaTrain.h - train a CUDA artifact ----------------------*- C++ -*-===//
 //
 // The glue between a CUDA artifact and the trainer (Trainer.h), shared by
 // lpc-run --device=cuda (which compiles first) and the runtime-only
@@ -46,7 +46,7 @@ Expected<CudaSteps> openCudaSteps(Artifact artifact,
 /// The "train" section of an artifact's JSON text.
 struct ArtifactTraining {
   ModelInfo model;
-  TrainOptions options; // mixed precision, pipeline, lr and its schedule
+  TrainOptions options;   // mixed precision, pipeline, lr and its schedule
   int64_t totalSteps = 0; // the schedule's horizon it was compiled for
 };
 Expected<ArtifactTraining> parseTraining(std::string_view json,

@@ -1,4 +1,5 @@
-//===- Trainer.h - the training loop of lpc-run ------------------*- C++ -*-===//
+//===- Trainer.h - the training loop of lpc-run ------------------*- C++
+//-*-===//
 //
 // What lpc-run does once a train step and its eval function are compiled,
 // whatever runs them (the host JIT, or a CUDA artifact on a GPU): data,
@@ -48,15 +49,15 @@ public:
 
   /// Functions that keep the train state on their device (CUDA) between
   /// calls, so that a step moves only the batch in and a few results out:
-  /// a resident step uploads the state arguments on its first call only, makes each state result the matching state
-  /// argument of the next call without leaving the device, and copies to
-  /// the host only the results `download` marks. downloadState() copies the
-  /// state the next call would read into the host buffers of the state
-  /// arguments (the others are null).
-  /// runResident() comes in two halves so that the host can load the next
-  /// batch while the device computes: startResident() queues the step (its
-  /// inputs are copied before it returns: their host buffers may be
-  /// refilled), finishResident() waits and copies the marked results out.
+  /// a resident step uploads the state arguments on its first call only, makes
+  /// each state result the matching state argument of the next call without
+  /// leaving the device, and copies to the host only the results `download`
+  /// marks. downloadState() copies the state the next call would read into the
+  /// host buffers of the state arguments (the others are null). runResident()
+  /// comes in two halves so that the host can load the next batch while the
+  /// device computes: startResident() queues the step (its inputs are copied
+  /// before it returns: their host buffers may be refilled), finishResident()
+  /// waits and copies the marked results out.
   virtual bool keepsState() const { return false; }
   virtual Error startResident(const std::vector<const void *> &args) {
     pending_ = args;
@@ -92,7 +93,7 @@ struct ModelInfo {
   bool textModel = false;
   std::string featName, labelName, tokenName;
   int64_t features = 0, seqLen = 0;
-  int64_t classes = 10; // synthetic data
+  int64_t classes = 10;                   // synthetic data
   std::map<std::string, InitSpec> params; // initializer by parameter name
 };
 
