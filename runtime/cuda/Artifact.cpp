@@ -245,6 +245,97 @@ public:
     return Error::success();
   }
 
+  /// A number; `out` is left as it is when the key is absent.
+  Error number(const JsonValue &obj, const char *key, const std::string &where,
+               double &out) const {
+    const JsonValue *v = obj.find(key);
+    if (!v)
+      return Error::success();
+    if (!v->isNumber())
+      return wrongKind(*v, key, "a number", where);
+    out = v->asDouble();
+    return Error::success();
+  }
+
+  /// A non-negative integer that fits in int64_t.
+  Error count(const JsonValue &obj, const char *key, const std::string &where,
+              int64_t &out) const {
+    uint64_t n = 0;
+    if (Error e = uint(obj, key, where, n))
+      return e;
+    if (n > uint64_t(INT64_MAX))
+      return fail(where, std::string("'") + key + "' is above 2^63");
+    out = int64_t(n);
+    return Error::success();
+  }
+
+  /// The "train" section (docs/cuda-artifact.md).
+  Error training(const JsonValue &v, ArtifactTraining &t) const {
+    const std::string where = "train";
+    if (Error e = object(v, where))
+      return e;
+    ModelInfo &m = t.model;
+    TrainOptions &o = t.options;
+    if (Error e = string(v, "model", where, m.name))
+      return e;
+    if (Error e = count(v, "batch", where, m.batch))
+      return e;
+    if (Error e = boolean(v, "text_model", where, m.textModel))
+      return e;
+    if (Error e = string(v, "label_input", where, m.labelName))
+      return e;
+    const char *input = m.textModel ? "token_input" : "feature_input";
+    if (Error e = string(v, input, where, m.textModel ? m.tokenName : m.featName))
+      return e;
+    if (Error e = count(v, m.textModel ? "seq_len" : "features", where,
+                        m.textModel ? m.seqLen : m.features))
+      return e;
+    if (Error e = count(v, "classes", where, m.classes))
+      return e;
+    if (Error e = count(v, "total_steps", where, t.totalSteps))
+      return e;
+    for (auto [key, field] : {std::pair<const char *, std::string *>{"mixed_precision",
+                                                                    &o.mixedPrecision},
+                              {"pipeline", &o.pipeline},
+                              {"lr_schedule", &o.lrSchedule}})
+      if (Error e = string(v, key, where, *field))
+        return e;
+    if (Error e = count(v, "warmup_steps", where, o.warmupSteps))
+      return e;
+    if (Error e = number(v, "lr", where, o.lr))
+      return e;
+    if (Error e = number(v, "min_lr", where, o.minLr))
+      return e;
+    if (m.batch == 0 || (m.textModel ? m.seqLen == 0 : m.features == 0))
+      return fail(where, "the model's inputs are empty");
+    const JsonValue *params = v.find("params");
+    if (!params || !params->isObject())
+      return fail(where, "'params' must be an object of initializers");
+    for (const auto &[name, p] : params->members) {
+      std::string here = where + ": params: '" + name + "'";
+      if (Error e = object(p, here))
+        return e;
+      InitSpec spec;
+      std::string kind;
+      if (Error e = string(p, "init", here, kind))
+        return e;
+      std::optional<InitKind> k = parseInitKind(kind);
+      if (!k)
+        return fail(here, "unknown initializer '" + kind + "'");
+      spec.kind = *k;
+      for (auto [key, field] : {std::pair<const char *, double *>{"std", &spec.std},
+                                {"mean", &spec.mean},
+                                {"low", &spec.low},
+                                {"high", &spec.high},
+                                {"value", &spec.value},
+                                {"gain", &spec.gain}})
+        if (Error e = number(p, key, here, *field))
+          return e;
+      m.params[name] = spec;
+    }
+    return Error::success();
+  }
+
   Error slot(const JsonValue &v, const std::string &where, ArtifactSlot &s) const {
     if (Error e = object(v, where))
       return e;
@@ -517,6 +608,11 @@ Expected<Artifact> parseArtifact(std::string_view json, const std::string &sourc
     art.functions.emplace_back();
     if (Error e = p.function(f, "function " + std::to_string(art.functions.size() - 1),
                              art.functions.back()))
+      return e;
+  }
+  if (const JsonValue *train = root.find("train")) {
+    art.train.emplace();
+    if (Error e = p.training(*train, *art.train))
       return e;
   }
   return art;

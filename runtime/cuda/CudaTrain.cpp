@@ -3,7 +3,6 @@
 #include "lpc/Runtime/CudaTrain.h"
 
 #include "lpc/Runtime/File.h"
-#include "lpc/Runtime/Json.h"
 
 #include <algorithm>
 #include <chrono>
@@ -220,130 +219,6 @@ Expected<CudaSteps> openCudaSteps(Artifact artifact,
   return out;
 }
 
-namespace {
-
-/// Reads the members of "train" with one error style.
-class Reader {
-public:
-  Reader(const JsonValue &object, std::string where)
-      : o_(object), where_(std::move(where)) {}
-  Error error() const { return err_; }
-
-  std::string str(const char *key, bool required = true) {
-    const JsonValue *v = o_.find(key);
-    if (!v) {
-      if (required)
-        missing(key);
-      return {};
-    }
-    if (!v->isString())
-      bad(key, "a string");
-    return v->text;
-  }
-  int64_t integer(const char *key) {
-    const JsonValue *v = o_.find(key);
-    std::optional<uint64_t> u = v ? v->asUInt64() : std::nullopt;
-    if (!u || *u > uint64_t(INT64_MAX)) {
-      v ? bad(key, "a non-negative integer") : missing(key);
-      return 0;
-    }
-    return int64_t(*u);
-  }
-  double number(const char *key, double fallback) {
-    const JsonValue *v = o_.find(key);
-    if (!v)
-      return fallback;
-    if (!v->isNumber())
-      bad(key, "a number");
-    return v->isNumber() ? v->asDouble() : fallback;
-  }
-  bool boolean(const char *key) {
-    const JsonValue *v = o_.find(key);
-    if (!v || !v->isBool()) {
-      v ? bad(key, "true or false") : missing(key);
-      return false;
-    }
-    return v->boolean;
-  }
-
-private:
-  void missing(const char *key) {
-    if (!err_)
-      err_ = Error::make(where_ + ": no \"" + key + "\"");
-  }
-  void bad(const char *key, const char *what) {
-    if (!err_)
-      err_ = Error::make(where_ + ": \"" + key + "\" must be " + what);
-  }
-  const JsonValue &o_;
-  std::string where_;
-  Error err_;
-};
-
-} // namespace
-
-Expected<ArtifactTraining> parseTraining(std::string_view json,
-                                         const std::string &source) {
-  Expected<JsonValue> root = parseJson(json);
-  if (!root)
-    return root.error().withContext(source);
-  const JsonValue *train = root->find("train");
-  if (!train || !train->isObject())
-    return Error::make(source + ": no \"train\" section (an artifact written "
-                                "by lpc-run --emit-artifact has one)");
-  std::string where = source + ": train";
-  Reader r(*train, where);
-  ArtifactTraining t;
-  ModelInfo &m = t.model;
-  m.name = r.str("model");
-  m.batch = r.integer("batch");
-  m.textModel = r.boolean("text_model");
-  m.labelName = r.str("label_input");
-  m.featName = r.str("feature_input", false);
-  m.tokenName = r.str("token_input", false);
-  m.features = m.textModel ? 0 : r.integer("features");
-  m.seqLen = m.textModel ? r.integer("seq_len") : 0;
-  m.classes = r.integer("classes");
-  t.totalSteps = r.integer("total_steps");
-  TrainOptions &o = t.options;
-  o.mixedPrecision = r.str("mixed_precision");
-  o.pipeline = r.str("pipeline");
-  o.lr = r.number("lr", o.lr);
-  o.lrSchedule = r.str("lr_schedule");
-  o.warmupSteps = r.integer("warmup_steps");
-  o.minLr = r.number("min_lr", 0);
-  if (Error e = r.error())
-    return e;
-  const JsonValue *params = train->find("params");
-  if (!params || !params->isObject())
-    return Error::make(where + ": \"params\" must be an object");
-  for (const auto &[name, p] : params->members) {
-    if (!p.isObject())
-      return Error::make(where + ": params: '" + name + "' must be an object");
-    Reader pr(p, where + ": params: '" + name + "'");
-    InitSpec s;
-    std::string kind = pr.str("init");
-    s.std = pr.number("std", s.std);
-    s.mean = pr.number("mean", s.mean);
-    s.low = pr.number("low", s.low);
-    s.high = pr.number("high", s.high);
-    s.value = pr.number("value", s.value);
-    s.gain = pr.number("gain", s.gain);
-    if (Error e = pr.error())
-      return e;
-    std::optional<InitKind> k = parseInitKind(kind);
-    if (!k)
-      return Error::make(where + ": params: '" + name +
-                         "': unknown initializer '" + kind + "'");
-    s.kind = *k;
-    m.params[name] = s;
-  }
-  if (m.batch <= 0 || (m.textModel ? m.tokenName.empty() || m.seqLen <= 0
-                                   : m.featName.empty() || m.features <= 0))
-    return Error::make(where + ": the model's inputs are incomplete");
-  return t;
-}
-
 int trainArtifact(const std::string &path, TrainOptions options) {
   auto fail = [](const std::string &msg, int status = 1) {
     std::fprintf(stderr, "lpc-run: error: %s\n", msg.c_str());
@@ -356,16 +231,19 @@ int trainArtifact(const std::string &path, TrainOptions options) {
   Expected<std::vector<uint8_t>> bytes = readFile(path);
   if (!bytes)
     return fail(bytes.error().message());
-  std::string_view text(reinterpret_cast<const char *>(bytes->data()),
-                        bytes->size());
-  Expected<Artifact> art = parseArtifact(text, path);
+  Expected<Artifact> art = parseArtifact(
+      std::string_view(reinterpret_cast<const char *>(bytes->data()),
+                       bytes->size()),
+      path);
   if (!art)
     return fail(art.error().message());
-  Expected<ArtifactTraining> t = parseTraining(text, path);
-  if (!t)
-    return fail(t.error().message());
+  if (!art->train)
+    return fail(path + ": no \"train\" section (an artifact written by "
+                       "lpc-run --emit-artifact has one)");
+  // (A copy: the artifact moves to the device session below.)
+  const ArtifactTraining t = *art->train;
   // The compiled settings win; the run's own come from `options`.
-  const TrainOptions &c = t->options;
+  const TrainOptions &c = t.options;
   options.mixedPrecision = c.mixedPrecision;
   options.pipeline = c.pipeline;
   options.lr = c.lr;
@@ -373,21 +251,21 @@ int trainArtifact(const std::string &path, TrainOptions options) {
   options.warmupSteps = c.warmupSteps;
   options.minLr = c.minLr;
   if (options.steps <= 0 && options.epochs <= 0)
-    options.steps = t->totalSteps;
-  auto trainer = Trainer::create(t->model, options);
+    options.steps = t.totalSteps;
+  auto trainer = Trainer::create(t.model, options);
   if (!trainer)
     return fail(trainer.error().message());
   int64_t total = (*trainer)->totalSteps();
-  if (total != t->totalSteps &&
+  if (total != t.totalSteps &&
       (c.lrSchedule != "constant" || c.warmupSteps > 0))
-    return fail(path + " was compiled for " + std::to_string(t->totalSteps) +
+    return fail(path + " was compiled for " + std::to_string(t.totalSteps) +
                 " steps (its learning rate follows a " + c.lrSchedule +
                 " schedule" + (c.warmupSteps > 0 ? " with warmup" : "") +
                 "), not " + std::to_string(total) +
                 "; recompile it for this run or train for that many steps");
   auto t0 = std::chrono::steady_clock::now();
-  const std::string stepName = t->model.name + "_train_step",
-                    evalName = t->model.name + "_eval";
+  const std::string stepName = t.model.name + "_train_step",
+                    evalName = t.model.name + "_eval";
   Expected<CudaSteps> steps = openCudaSteps(art.take(), stepName, evalName);
   if (!steps)
     return fail("--device=cuda: " + steps.error().message());

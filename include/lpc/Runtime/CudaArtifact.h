@@ -28,6 +28,7 @@
 #include "lpc/Runtime/Error.h"
 #include "lpc/Runtime/Slot.h"
 #include "lpc/Runtime/Tensor.h"
+#include "lpc/Runtime/Trainer.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -129,11 +130,20 @@ struct ArtifactFunction {
   Error validate(const std::string &source = "artifact") const;
 };
 
+/// The "train" section: what the runtime-only lpc-run needs to train the
+/// artifact (lpc-run --emit-artifact writes it).
+struct ArtifactTraining {
+  ModelInfo model;
+  TrainOptions options; // mixed precision, pipeline, lr and its schedule
+  int64_t totalSteps = 0; // the schedule's horizon it was compiled for
+};
+
 struct Artifact {
   std::string source; // the file (or what the caller named the text)
   std::string chip;   // "sm_90"
   std::string producer;
   std::vector<ArtifactFunction> functions;
+  std::optional<ArtifactTraining> train; // absent: the artifact has none
 
   Error validate() const;
   /// The function named `name`; nullptr if absent.

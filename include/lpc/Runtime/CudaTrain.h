@@ -7,9 +7,9 @@
 //   - probeDriver(): is there a driver, before anything is compiled or read;
 //   - openCudaSteps(): the train step and eval function on device 0, GEMMs
 //     through cuBLASLt, as StepFunctions;
-//   - parseTraining(): the artifact's "train" section (docs/cuda-artifact.md):
-//     the model as the trainer sees it and the settings it was compiled
-//     with (precision, learning rate, schedule and its number of steps).
+//   - trainArtifact(): the artifact's "train" section (Artifact::train: the
+//     model as the trainer sees it, the settings it was compiled with) and
+//     the run's options, through the trainer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +21,6 @@
 
 #include <memory>
 #include <string>
-#include <string_view>
 
 namespace lpc {
 namespace rt {
@@ -42,15 +41,6 @@ struct CudaSteps {
 Expected<CudaSteps> openCudaSteps(Artifact artifact,
                                   const std::string &stepName,
                                   const std::string &evalName);
-
-/// The "train" section of an artifact's JSON text.
-struct ArtifactTraining {
-  ModelInfo model;
-  TrainOptions options;   // mixed precision, pipeline, lr and its schedule
-  int64_t totalSteps = 0; // the schedule's horizon it was compiled for
-};
-Expected<ArtifactTraining> parseTraining(std::string_view json,
-                                         const std::string &source);
 
 /// lpc-run ARTIFACT --device=cuda: trains the artifact at `path` on this
 /// machine's GPU. The model and what it was compiled with come from the
