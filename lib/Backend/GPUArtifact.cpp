@@ -18,6 +18,7 @@
 
 #include "lpc/Backend/CPUBackend.h"
 #include "lpc/Conversion/Passes.h"
+#include "lpc/Reference/ToRuntime.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -44,33 +45,11 @@ namespace {
 /// driver's own allocations are 256-aligned).
 constexpr int64_t kBufferAlign = 256;
 
-const char *safetensorsName(ref::DType d) {
-  switch (d) {
-  case ref::DType::f32:
-    return "F32";
-  case ref::DType::f16:
-    return "F16";
-  case ref::DType::bf16:
-    return "BF16";
-  case ref::DType::f8e4m3:
-    return "F8_E4M3";
-  case ref::DType::f8e5m2:
-    return "F8_E5M2";
-  case ref::DType::i32:
-    return "I32";
-  case ref::DType::i64:
-    return "I64";
-  case ref::DType::i1:
-    return "BOOL";
-  }
-  return "?";
-}
-
-json::Object slotObject(const lpc::cpu::Slot &s) {
+json::Object slotObject(const mlir::lpc::cpu::Slot &s) {
   json::Array shape;
   for (int64_t d : s.shape)
     shape.push_back(d);
-  json::Object o{{"dtype", safetensorsName(s.dtype)},
+  json::Object o{{"dtype", ::lpc::rt::dtypeName(ref::toRuntimeDType(s.dtype))},
                  {"shape", std::move(shape)},
                  {"state", s.state},
                  {"name", s.name},
@@ -189,7 +168,7 @@ llvm::Expected<json::Object> FunctionWriter::view(Value v, Operation *user) {
   o["offset"] = offset;
   o["sizes"] = std::move(sizes);
   o["strides"] = std::move(st);
-  o["elem_bytes"] = lpc::gpu::elementBytes(layout.getElementType());
+  o["elem_bytes"] = mlir::lpc::gpu::elementBytes(layout.getElementType());
   return o;
 }
 
@@ -389,7 +368,8 @@ llvm::Expected<json::Object> FunctionWriter::write(json::Array args,
       bufferIds[alloc.getResult()] = buffers.size();
       Buffer b;
       b.bytes = std::max<int64_t>(
-          1, t.getNumElements() * lpc::gpu::elementBytes(t.getElementType()));
+          1, t.getNumElements() *
+                 mlir::lpc::gpu::elementBytes(t.getElementType()));
       b.first = b.last = opIndex;
       buffers.push_back(b);
     } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lpc/Reference/Evaluator.h"
-#include "lpc/Reference/RuntimeInit.h"
+#include "lpc/Reference/ToRuntime.h"
 #include "lpc/Runtime/Init.h"
 #include "lpc/Support/SplitMix.h"
 
@@ -131,6 +131,21 @@ InitSpec InitSpec::fromOp(ParamOp op) {
   rs.value = spec.value;
   rs.gain = spec.gain;
   return rs;
+}
+
+::lpc::rt::DType mlir::lpc::ref::toRuntimeDType(DType dtype) {
+  using RD = ::lpc::rt::DType;
+  switch (dtype) {
+  case DType::f32: return RD::F32;
+  case DType::f16: return RD::F16;
+  case DType::bf16: return RD::BF16;
+  case DType::f8e4m3: return RD::F8_E4M3;
+  case DType::f8e5m2: return RD::F8_E5M2;
+  case DType::i32: return RD::I32;
+  case DType::i64: return RD::I64;
+  case DType::i1: return RD::BOOL;
+  }
+  llvm_unreachable("unknown reference dtype");
 }
 
 Tensor mlir::lpc::ref::initializeParam(ParamOp op, uint64_t seed) {

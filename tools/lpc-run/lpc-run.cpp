@@ -19,7 +19,7 @@
 #include "lpc/Passes/Passes.h"
 #include "lpc/Pipelines/Pipelines.h"
 #include "lpc/Reference/Evaluator.h"
-#include "lpc/Reference/RuntimeInit.h"
+#include "lpc/Reference/ToRuntime.h"
 #include "lpc/Runtime/BatchIterator.h"
 #ifdef LPC_HAVE_CUDA_RUNTIME
 #include "lpc/Runtime/CudaTrain.h"
@@ -168,23 +168,9 @@ static cl::opt<int64_t> synthExamples("synthetic-examples",
 
 namespace {
 
-rt::DType rtDType(ref::DType d) {
-  switch (d) {
-  case ref::DType::f32: return rt::DType::F32;
-  case ref::DType::f16: return rt::DType::F16;
-  case ref::DType::bf16: return rt::DType::BF16;
-  case ref::DType::f8e4m3: return rt::DType::F8_E4M3;
-  case ref::DType::f8e5m2: return rt::DType::F8_E5M2;
-  case ref::DType::i32: return rt::DType::I32;
-  case ref::DType::i64: return rt::DType::I64;
-  case ref::DType::i1: return rt::DType::BOOL;
-  }
-  return rt::DType::F32;
-}
-
 rt::Slot runtimeSlot(const cpu::Slot &c) {
   rt::Slot s;
-  s.dtype = rtDType(c.dtype);
+  s.dtype = ref::toRuntimeDType(c.dtype);
   s.shape = c.shape;
   s.state = c.state;
   s.name = c.name;
