@@ -27,11 +27,6 @@ size_t Slot::byteSize() const {
 double slotValue(const Slot &slot, const void *data, int64_t i) {
   const auto *p = static_cast<const uint8_t *>(data);
   switch (slot.dtype) {
-  case DType::F32: {
-    float v;
-    std::memcpy(&v, p + 4 * i, 4);
-    return v;
-  }
   case DType::I32: {
     int32_t v;
     std::memcpy(&v, p + 4 * i, 4);
@@ -44,7 +39,7 @@ double slotValue(const Slot &slot, const void *data, int64_t i) {
   }
   case DType::BOOL:
     return p[i] ? 1.0 : 0.0;
-  default:
+  default: // floats
     return decodeAs(slot.dtype, p + i * dtypeSize(slot.dtype), 1)[0];
   }
 }

@@ -228,31 +228,22 @@ Error Trainer::Impl::initState(const std::vector<Slot> &args) {
           initializeParam(it->second, s.name, s.shape, opt.seed);
       std::memcpy(buf.data(), v.data(), v.size() * sizeof(float));
     } else if (s.init) {
-      std::vector<double> v(s.numElements(), *s.init);
-      std::vector<uint8_t> bytes;
-      switch (s.dtype) {
-      case DType::F32: {
-        std::vector<float> f(v.begin(), v.end());
-        std::memcpy(buf.data(), f.data(), f.size() * 4);
-        break;
+      // One element of the constant (floats through encodeAs), repeated.
+      std::vector<uint8_t> one(dtypeSize(s.dtype));
+      double x = *s.init;
+      if (s.dtype == DType::I32) {
+        int32_t v = int32_t(x);
+        std::memcpy(one.data(), &v, 4);
+      } else if (s.dtype == DType::I64) {
+        int64_t v = int64_t(x);
+        std::memcpy(one.data(), &v, 8);
+      } else if (s.dtype == DType::BOOL) {
+        one[0] = x != 0;
+      } else {
+        one = encodeAs(s.dtype, {x});
       }
-      case DType::I32: {
-        std::vector<int32_t> f(v.begin(), v.end());
-        std::memcpy(buf.data(), f.data(), f.size() * 4);
-        break;
-      }
-      case DType::I64: {
-        std::vector<int64_t> f(v.begin(), v.end());
-        std::memcpy(buf.data(), f.data(), f.size() * 8);
-        break;
-      }
-      case DType::BOOL:
-        std::fill(buf.begin(), buf.end() - 1, *s.init != 0 ? 1 : 0);
-        break;
-      default:
-        bytes = encodeAs(s.dtype, v);
-        std::memcpy(buf.data(), bytes.data(), bytes.size());
-      }
+      for (size_t off = 0; off < s.byteSize(); off += one.size())
+        std::memcpy(buf.data() + off, one.data(), one.size());
     }
     state[stateKey(s)] = std::move(buf);
     stateSlot[stateKey(s)] = s;
