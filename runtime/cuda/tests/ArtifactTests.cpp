@@ -292,10 +292,25 @@ TEST(cuda_artifact, parse_rejects) {
 
 namespace {
 
-std::unique_ptr<Driver> fakeDriverForArtifacts() {
+/// The fake driver and its device 0 (the device is null after a failed
+/// CHECK; the driver outlives it).
+struct FakeDevice {
+  std::unique_ptr<Driver> driver;
+  std::unique_ptr<Device> device;
+};
+
+FakeDevice openFakeDevice() {
+  FakeDevice f;
   Expected<std::unique_ptr<Driver>> d = Driver::load(LPC_FAKE_CUDA_DRIVER);
   CHECK_OK(d);
-  return d ? d.take() : nullptr;
+  if (!d)
+    return f;
+  f.driver = d.take();
+  Expected<std::unique_ptr<Device>> dev = Device::open(*f.driver, 0);
+  CHECK_OK(dev);
+  if (dev)
+    f.device = dev.take();
+  return f;
 }
 
 /// F32 GEMMs on the host, reading the fake driver's "device" pointers
@@ -375,18 +390,15 @@ struct ToyIO {
 } // namespace
 
 TEST(cuda_executor, runs_the_toy_artifact) {
-  std::unique_ptr<Driver> drv = fakeDriverForArtifacts();
-  if (!drv)
+  FakeDevice fake = openFakeDevice();
+  if (!fake.device)
     return;
-  Expected<std::unique_ptr<Device>> dev = Device::open(*drv, 0);
-  CHECK_OK(dev);
-  if (!dev)
-    return;
+  Device &device = *fake.device;
   Artifact art = toyArtifact();
   HostGemm gemm;
   {
     Expected<std::unique_ptr<CudaFunction>> fn = CudaFunction::create(
-        **dev, art.functions[0], [&](const GemmDesc &d, const GemmOperands &o) { return gemm(d, o); },
+        device, art.functions[0], [&](const GemmDesc &d, const GemmOperands &o) { return gemm(d, o); },
         "toy.json");
     CHECK_OK(fn);
     if (!fn)
@@ -398,11 +410,11 @@ TEST(cuda_executor, runs_the_toy_artifact) {
     io.check();
     CHECK_EQ(gemm.calls, 2);
     // Again with other inputs: the device blocks are reused.
-    size_t inUse = (*dev)->allocator().stats().inUse;
+    size_t inUse = device.allocator().stats().inUse;
     ToyIO io2(0.25f);
     CHECK_OK(f.runHost(io2.argPtrs(), io2.resultPtrs()));
     io2.check();
-    CHECK_EQ((*dev)->allocator().stats().inUse, inUse);
+    CHECK_EQ(device.allocator().stats().inUse, inUse);
     CHECK_EQ(gemm.calls, 4);
 
     // Calls that cannot be right.
@@ -412,12 +424,12 @@ TEST(cuda_executor, runs_the_toy_artifact) {
                                              "pointer");
     // A pointer the fake knows nothing of: it faults at the first launch,
     // and the message names the op.
-    Expected<DeviceBuffer> w = (*dev)->allocate(24);
+    Expected<DeviceBuffer> w = device.allocate(24);
     CHECK_OK(w);
     std::vector<DeviceBuffer> outs;
     std::vector<CUdeviceptr> outPtrs;
     for (const ArtifactSlot &s : art.functions[0].results) {
-      outs.push_back((*dev)->allocate(s.byteSize()).take());
+      outs.push_back(device.allocate(s.byteSize()).take());
       outPtrs.push_back(outs.back().get());
     }
     CHECK_ERR(f.run({CUdeviceptr(0x10), w->get()}, outPtrs),
@@ -425,24 +437,21 @@ TEST(cuda_executor, runs_the_toy_artifact) {
               "failed: CUDA_ERROR_ILLEGAL_ADDRESS (fake: lpc_fake_affine_2d param 0: pointer "
               "0x10 is in no live allocation)");
   }
-  CHECK_EQ((*dev)->allocator().stats().inUse, size_t(0));
+  CHECK_EQ(device.allocator().stats().inUse, size_t(0));
 }
 
 TEST(cuda_executor, graph_replays) {
-  std::unique_ptr<Driver> drv = fakeDriverForArtifacts();
-  if (!drv)
+  FakeDevice fake = openFakeDevice();
+  if (!fake.device)
     return;
-  Expected<std::unique_ptr<Device>> dev = Device::open(*drv, 0);
-  CHECK_OK(dev);
-  if (!dev)
-    return;
+  Device &device = *fake.device;
   // The host GEMM is not stream-ordered work the fake can capture, so the
   // graph test leaves the GEMMs out.
   ArtifactFunction f = toyArtifact().functions[0];
   f.ops.erase(std::remove_if(f.ops.begin(), f.ops.end(),
                              [](const ArtifactOp &op) { return std::holds_alternative<GemmOp>(op); }),
               f.ops.end());
-  Expected<std::unique_ptr<CudaFunction>> fn = CudaFunction::create(**dev, f, nullptr, "toy.json");
+  Expected<std::unique_ptr<CudaFunction>> fn = CudaFunction::create(device, f, nullptr, "toy.json");
   CHECK_OK(fn);
   if (!fn)
     return;
@@ -459,44 +468,38 @@ TEST(cuda_executor, graph_replays) {
 }
 
 TEST(cuda_executor, creation_errors) {
-  std::unique_ptr<Driver> drv = fakeDriverForArtifacts();
-  if (!drv)
+  FakeDevice fake = openFakeDevice();
+  if (!fake.device)
     return;
-  Expected<std::unique_ptr<Device>> dev = Device::open(*drv, 0);
-  CHECK_OK(dev);
-  if (!dev)
-    return;
+  Device &device = *fake.device;
   Artifact art = toyArtifact();
-  CHECK_ERR(CudaFunction::create(**dev, art.functions[0], nullptr, "toy.json"),
+  CHECK_ERR(CudaFunction::create(device, art.functions[0], nullptr, "toy.json"),
             "toy.json: function 'toy_step': has GEMMs but no GEMM callback was given");
   // Validation comes first.
   ArtifactFunction bad = art.functions[0];
   std::get_if<LaunchOp>(&bad.ops[0])->grid.x = 0;
-  CHECK_ERR(CudaFunction::create(**dev, bad, nullptr, "toy.json"), "op 0", "empty grid");
+  CHECK_ERR(CudaFunction::create(device, bad, nullptr, "toy.json"), "op 0", "empty grid");
   // A kernel the (fake) JIT cannot build: the module load fails with its log.
   ArtifactFunction unknown = art.functions[0];
   std::string &ptx = unknown.modules[1].ptx;
   ptx.replace(ptx.find("lpc_fake_ramp("), 13, "lpc_fake_rump");
   std::get_if<LaunchOp>(&unknown.ops[3])->kernel = "lpc_fake_rump";
   HostGemm gemm;
-  CHECK_ERR(CudaFunction::create(**dev, unknown, std::ref(gemm), "toy.json"),
+  CHECK_ERR(CudaFunction::create(device, unknown, std::ref(gemm), "toy.json"),
             "toy.json: function 'toy_step', module 1 ('ramp'): cuModuleLoadDataEx failed: "
             "CUDA_ERROR_INVALID_IMAGE",
             "fake JIT: no host implementation of kernel 'lpc_fake_rump'");
-  CHECK_EQ((*dev)->allocator().stats().inUse, size_t(0));
+  CHECK_EQ(device.allocator().stats().inUse, size_t(0));
 }
 
 TEST(cuda_executor, fake_driver_checks_parameter_count) {
-  std::unique_ptr<Driver> drv = fakeDriverForArtifacts();
-  if (!drv)
+  FakeDevice fake = openFakeDevice();
+  if (!fake.device)
     return;
-  Expected<std::unique_ptr<Device>> dev = Device::open(*drv, 0);
-  CHECK_OK(dev);
-  if (!dev)
-    return;
-  Expected<Module> m = Module::load(**dev, kFakeRampPtx);
+  Device &device = *fake.device;
+  Expected<Module> m = Module::load(device, kFakeRampPtx);
   CHECK_OK(m);
-  Expected<DeviceBuffer> out = (*dev)->allocate(16);
+  Expected<DeviceBuffer> out = device.allocate(16);
   CHECK_OK(out);
   if (!m || !out)
     return;
@@ -507,11 +510,11 @@ TEST(cuda_executor, fake_driver_checks_parameter_count) {
   double start = 0;
   uint32_t den = 1;
   void *good[] = {&p, &p, &offset, &size, &stride, &start, &num, &den, nullptr};
-  CHECK_OK((*dev)->launch(*k, Dim3{}, Dim3{}, 0, good));
+  CHECK_OK(device.launch(*k, Dim3{}, Dim3{}, 0, good));
   void *extra[] = {&p, &p, &offset, &size, &stride, &start, &num, &den, &den, nullptr};
-  CHECK_ERR((*dev)->launch(*k, Dim3{}, Dim3{}, 0, extra),
+  CHECK_ERR(device.launch(*k, Dim3{}, Dim3{}, 0, extra),
             "CUDA_ERROR_INVALID_VALUE (fake: lpc_fake_ramp takes 8 parameters");
   size = 129; // one element past the block (the allocator rounds to 512 bytes)
-  CHECK_ERR((*dev)->launch(*k, Dim3{}, Dim3{}, 0, good), "CUDA_ERROR_ILLEGAL_ADDRESS",
+  CHECK_ERR(device.launch(*k, Dim3{}, Dim3{}, 0, good), "CUDA_ERROR_ILLEGAL_ADDRESS",
             "view elements [0, 128] leave the allocation");
 }
