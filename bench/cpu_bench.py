@@ -124,10 +124,11 @@ class TorchGPT(nn.Module):
     """GPT-2 block as lpc-model gpt --layers=1 emits it: pre-LN, causal attention, GELU(tanh),
     tied head, no dropout."""
 
-    def __init__(self):
+    def __init__(self, d=GPT["d"], heads=GPT["heads"], seq=GPT["seq"], vocab=GPT["vocab"],
+                 mlp_ratio=GPT["mlp_ratio"]):
         super().__init__()
-        d, v, s, r = GPT["d"], GPT["vocab"], GPT["seq"], GPT["mlp_ratio"]
-        self.h = GPT["heads"]
+        d, v, s, r = d, vocab, seq, mlp_ratio
+        self.h = heads
         self.wte = nn.Embedding(v, d)
         self.wpe = nn.Embedding(s, d)
         self.ln_1 = nn.LayerNorm(d)

@@ -3,7 +3,7 @@
 Times the train step of the same GPT block lpc compiles (lpc-model gpt
 --layers=1: token + position embeddings, pre-layernorm attention with a
 causal mask, a GELU(tanh) MLP of 4 x d_model, a tied head, cross-entropy,
-AdamW; weights [in, out] as lpc's) in PyTorch eager:
+AdamW; bench/cpu_bench.py's TorchGPT at these sizes) in PyTorch eager:
 
   bf16  torch.autocast("cuda", torch.bfloat16), attention through
         F.scaled_dot_product_attention (what an eager user writes)
@@ -25,17 +25,18 @@ import statistics
 import time
 
 import torch
-import torch.nn.functional as F
+
+from cpu_bench import TorchGPT  # the same block, at any size
 
 E4M3_MAX = 448.0
 E5M2_MAX = 57344.0
 
 
 def to_fp8(x, dtype, fmax):
-    """Per-tensor current scaling: x * scale in FP8, and 1 / scale."""
+    """Per-tensor current scaling: x * scale in FP8 (row-major), and 1 / scale."""
     amax = x.abs().amax().float().clamp(min=1e-12)
     scale = fmax / amax
-    q = (x.float() * scale).clamp(-fmax, fmax).to(dtype)
+    q = (x.float() * scale).clamp(-fmax, fmax).to(dtype).contiguous()
     return q, scale.reciprocal()
 
 
@@ -43,64 +44,49 @@ def mm_fp8(a, b, a_dtype, a_max, b_dtype, b_max):
     """a [M, K] @ b [K, N] on the FP8 tensor cores, bf16 out. _scaled_mm
     takes a row-major and b column-major (b.t() of a row-major [N, K])."""
     qa, sa = to_fp8(a, a_dtype, a_max)
-    qbt, sb = to_fp8(b.t().contiguous(), b_dtype, b_max)
+    qbt, sb = to_fp8(b.t(), b_dtype, b_max)
     return torch._scaled_mm(qa, qbt.t(), scale_a=sa, scale_b=sb,
                             out_dtype=torch.bfloat16)
 
 
-class FP8Linear(torch.autograd.Function):
+class FP8Matmul(torch.autograd.Function):
+    """x [M, K] @ w.t() for an nn.Linear weight w [N, K]: E4M3 forward,
+    E5M2 gradients."""
+
     @staticmethod
-    def forward(ctx, x, w):  # x [M, K], w [K, N]
+    def forward(ctx, x, w):
         ctx.save_for_backward(x, w)
-        return mm_fp8(x, w, torch.float8_e4m3fn, E4M3_MAX,
+        return mm_fp8(x, w.t(), torch.float8_e4m3fn, E4M3_MAX,
                       torch.float8_e4m3fn, E4M3_MAX)
 
     @staticmethod
-    def backward(ctx, g):  # g [M, N] in E5M2
+    def backward(ctx, g):
         x, w = ctx.saved_tensors
-        gx = mm_fp8(g, w.t(), torch.float8_e5m2, E5M2_MAX,
+        gx = mm_fp8(g, w, torch.float8_e5m2, E5M2_MAX,
                     torch.float8_e4m3fn, E4M3_MAX)
-        gw = mm_fp8(x.t(), g, torch.float8_e4m3fn, E4M3_MAX,
-                    torch.float8_e5m2, E5M2_MAX)
+        gw = mm_fp8(g.t(), x, torch.float8_e5m2, E5M2_MAX,
+                    torch.float8_e4m3fn, E4M3_MAX)
         return gx, gw.to(w.dtype)
 
 
-class Block(torch.nn.Module):
-    def __init__(self, vocab, d, heads, seq, fp8):
-        super().__init__()
-        p = lambda *s: torch.nn.Parameter(torch.randn(*s) * 0.02)
-        self.wte, self.wpe = p(vocab, d), p(seq, d)
-        self.ln1, self.ln2, self.lnf = (torch.nn.LayerNorm(d) for _ in range(3))
-        self.qkv_w, self.qkv_b = p(d, 3 * d), torch.nn.Parameter(torch.zeros(3 * d))
-        self.proj_w, self.proj_b = p(d, d), torch.nn.Parameter(torch.zeros(d))
-        self.fc_w, self.fc_b = p(d, 4 * d), torch.nn.Parameter(torch.zeros(4 * d))
-        self.out_w, self.out_b = p(4 * d, d), torch.nn.Parameter(torch.zeros(d))
-        self.heads, self.fp8 = heads, fp8
+class FP8Linear(torch.nn.Linear):
+    def forward(self, x):
+        y = FP8Matmul.apply(x.reshape(-1, x.shape[-1]), self.weight)
+        return y.reshape(*x.shape[:-1], self.out_features) + self.bias
 
-    def linear(self, x, w, b):
-        if not self.fp8:
-            return x @ w + b
-        shape = x.shape
-        y = FP8Linear.apply(x.reshape(-1, shape[-1]), w)
-        return y.reshape(*shape[:-1], w.shape[1]) + b
 
-    def forward(self, tokens, targets):
-        B, S = tokens.shape
-        x = self.wte[tokens] + self.wpe[:S]
-        q, k, v = self.linear(self.ln1(x), self.qkv_w, self.qkv_b).split(
-            x.shape[-1], dim=-1)
-        hd = x.shape[-1] // self.heads
-        q, k, v = (t.reshape(B, S, self.heads, hd).transpose(1, 2)
-                   for t in (q, k, v))
-        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        a = a.transpose(1, 2).reshape(B, S, -1)
-        x = x + self.linear(a, self.proj_w, self.proj_b)
-        h = F.gelu(self.linear(self.ln2(x), self.fc_w, self.fc_b),
-                   approximate="tanh")
-        x = x + self.linear(h, self.out_w, self.out_b)
-        logits = self.lnf(x) @ self.wte.t()
-        return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]),
-                               targets.reshape(-1))
+def block(args, fp8):
+    """bench/cpu_bench.py's TorchGPT (the block lpc-model gpt --layers=1
+    emits) at these sizes, its Linears on FP8 tensor cores with `fp8`."""
+    model = TorchGPT(d=args.d_model, heads=args.heads, seq=args.seq,
+                     vocab=args.vocab)
+    if fp8:
+        for name in ("qkv", "proj", "fc", "mlp_proj"):
+            lin = getattr(model, name)
+            f = FP8Linear(lin.in_features, lin.out_features)
+            f.load_state_dict(lin.state_dict())
+            setattr(model, name, f)
+    return model
 
 
 def step_flops(vocab, d, seq, batch):
@@ -113,7 +99,7 @@ def step_flops(vocab, d, seq, batch):
 def bench(args, fp8):
     dev = torch.device(args.device)
     torch.manual_seed(0)
-    model = Block(args.vocab, args.d_model, args.heads, args.seq, fp8).to(dev)
+    model = block(args, fp8).to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
     tokens = torch.randint(0, args.vocab, (args.batch, args.seq), device=dev)
     targets = torch.randint(0, args.vocab, (args.batch, args.seq), device=dev)
