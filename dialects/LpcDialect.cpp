@@ -113,10 +113,17 @@ LogicalResult LpcDialect::verifyOperationAttribute(Operation *op,
                                 "_grain, _params, _noalias)";
     return success();
   }
+  if (name == "lpc.independent_columns") {
+    // Written by the embedding gradient's lowering (lpc-parallel-scatter).
+    if (!isa<UnitAttr>(value) || op->getName().getStringRef() != "scf.for")
+      return op->emitError() << "'" << name
+                             << "' must be a unit attribute on an scf.for";
+    return success();
+  }
   return op->emitError() << "unknown lpc attribute '" << name
                          << "' (known: lpc.precision, lpc.assigned, "
                             "lpc.reason, lpc.fp8, lpc.profile_labels, "
-                            "lpc.parallel_*)";
+                            "lpc.parallel_*, lpc.independent_columns)";
 }
 
 PrecisionClass mlir::lpc::getPrecisionClass(Operation *op) {

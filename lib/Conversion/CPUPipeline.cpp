@@ -68,9 +68,11 @@ void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm, bool profile,
   pipeline += ",";
   // The GPU pipeline's loop stage, to check its semantics against the
   // reference (lpc-jit --gpu-loop-passes); splitting down to two partials
-  // so that small test models exercise it.
+  // of two elements, rows of 4, and again past 4 partials, so that small
+  // test models exercise it all.
   if (gpuLoopPasses)
-    pipeline += "lpc-strided-copy-to-loops," + gpuLoopPassesPipeline(2) + ",";
+    pipeline += "lpc-strided-copy-to-loops," + gpuLoopPassesPipeline(
+                    "min-parts=2 min-work=2 max-serial=4 min-row=4") + ",";
   if (parallelMinWork > 0)
     pipeline += std::string(gpuLoopPasses ? "" : kToParallelLoops) +
                 "lpc-outline-parallel-loops{min-work=" +

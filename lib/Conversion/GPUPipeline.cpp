@@ -1,23 +1,27 @@
-//===- GPUPipeline.cpp - lpc -> PTX kernels (groundwork) ------------------===//
+//===- GPUPipeline.cpp - lpc -> PTX kernels and cuBLASLt calls ------------===//
 //
-// The first stretch of the CUDA back end: functions of non-GEMM lpc ops on
-// tensors become GPU kernels compiled to PTX by LLVM's NVPTX back end (the
-// PTX is embedded in a gpu.binary). lpc-to-linalg and elementwise fusion are
-// shared with the CPU pipeline; bufferized parallel loops are tiled into
-// blocks of 256 threads. FP8 conversions use the hardware's cvt
-// instructions from sm_89 on (lpc-to-linalg{fp8-hardware-cvt}, then
-// lpc-fp8-to-nvvm in the gpu.module), with selects that give the bits of
-// the CPU's integer code, which older chips keep. Not yet: GEMMs (cuBLASLt
-// calls; they become naive kernels here) and the host side (launch
-// schedule, buffer plan, the artifact). Reductions: those with parallel
-// dimensions get a thread per output element (lpc-parallel-dims-outer);
-// full reductions (the loss, amax, the FP8 statistics, the gradient norm)
-// are two-level (lpc-split-reductions: up to 1024 partials in parallel, then
-// one thread combines them); what is left serial (those final steps, the
-// 0-d scalar code: scales, loss scale, step, learning rate) runs as
-// single-thread kernels (lpc-gpu-serial-kernels). The host function is left
-// with allocations, views, copies (memref.copy, to become device copies)
-// and launches.
+// The CUDA back end's compiler side: a train step becomes GPU kernels
+// compiled to PTX by LLVM's NVPTX back end (embedded in a gpu.binary) and a
+// host function of allocations, views, device copies, kernel launches and
+// GEMM calls (cuBLASLt), which lib/Backend/GPUArtifact.cpp writes out as
+// the artifact. lpc-to-linalg and elementwise fusion are shared with the
+// CPU pipeline. FP8 conversions use the hardware's cvt instructions from
+// sm_89 on (lpc-to-linalg{fp8-hardware-cvt}, then lpc-fp8-to-nvvm in the
+// gpu.module), with selects that give the bits of the CPU's integer code,
+// which older chips keep; FP8 GEMMs are cuBLASLt FP8 calls there.
+//
+// The loop stage (gpuLoopPassesPipeline, also run on the CPU by lpc-jit
+// --gpu-loop-passes to check it against the reference): reductions are
+// two-level (lpc-split-reductions: partials in parallel, then a small
+// combine; rows split so that a warp reads a row's neighbouring elements),
+// parallel dimensions go first (lpc-parallel-dims-outer), the embedding
+// gradient's columns run in parallel (lpc-parallel-scatter), accumulators
+// stay in registers (lpc-promote-accumulators), every parallel loop is
+// collapsed to one dimension (lpc-collapse-parallel-loops: full blocks of
+// 256 threads, the innermost dimension fastest) and what is left serial
+// (the 0-d scalar code: scales, loss scale, step, learning rate; the final
+// steps of full reductions) runs as single-thread kernels
+// (lpc-gpu-serial-kernels).
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,10 +46,11 @@ struct GPUCodegenOptions : public PassPipelineOptions<GPUCodegenOptions> {
 };
 } // namespace
 
-std::string mlir::lpc::gpuLoopPassesPipeline(int64_t minParts) {
-  return "func.func(lpc-split-reductions{min-parts=" + std::to_string(minParts) +
+std::string mlir::lpc::gpuLoopPassesPipeline(llvm::StringRef splitOptions) {
+  return "func.func(lpc-split-reductions{" + splitOptions.str() +
          "},lpc-parallel-dims-outer,convert-linalg-to-parallel-loops,"
-         "lpc-gpu-serial-kernels)";
+         "lpc-parallel-scatter,lpc-promote-accumulators,"
+         "lpc-collapse-parallel-loops,lpc-gpu-serial-kernels)";
 }
 
 const char *mlir::lpc::defaultLibdevice() { return LPC_LIBDEVICE_PATH; }
@@ -72,7 +77,10 @@ mlir::lpc::gpuCodegenPipeline(StringRef chip, StringRef libdevice) {
       + std::string(fp8Cvt ? "lpc-gemm-to-calls{fp8=true}," : "lpc-gemm-to-calls,") +
       // Copies between strided views become kernels; the contiguous ones
       // stay memref.copy (device-to-device copies in the artifact).
-      "lpc-strided-copy-to-loops," + gpuLoopPassesPipeline() + ","
+      "lpc-strided-copy-to-loops," +
+      // Full reductions: up to 2^18 partials (an H200 holds 132 x 2048
+      // threads at once).
+      gpuLoopPassesPipeline("max-parts=262144") + ","
       "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true}),"
       "func.func(gpu-map-parallel-loops),"
       "func.func(convert-parallel-loops-to-gpu),"

@@ -9,9 +9,9 @@
 // left with allocations, views, copies, calls and kernel launches. Scalars
 // one run computes and later code uses go through 0-d buffers.
 //
-// Single-thread kernels are correct, not fast: a reduction over a large
-// tensor this way is one thread's loop. Two-level reductions (a parallel
-// partial step, then this) are the next step.
+// Single-thread kernels are correct, not fast: what runs here must be
+// small. Full reductions get here only for their last step, after
+// lpc-split-reductions has computed their partials in parallel.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,6 +1,7 @@
 //===- LowerDataMovement.cpp - reshapes, slices, gathers to linalg/tensor -===//
 
 #include "LoweringUtils.h"
+#include "lpc/Conversion/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -207,6 +208,10 @@ struct LowerEmbeddingGrad : OpRewritePattern<EmbeddingGradOp> {
               });
           scf::YieldOp::create(b, l, ifOp.getResult(0));
         });
+    // Different columns never touch the same element: the GPU pipeline
+    // runs the columns in parallel, each token loop in order
+    // (lpc-parallel-scatter).
+    rows->setAttr(kIndependentColumnsAttr, rewriter.getUnitAttr());
     rewriter.replaceOp(op, castTensor(rewriter, loc, rows.getResult(0), out));
     return success();
   }

@@ -1,21 +1,39 @@
 //===- SplitReductions.cpp - --lpc-split-reductions -----------------------===//
 //
-// Two-level reductions for the GPU: a bufferized linalg.generic with only
+// Two-level reductions for the GPU. A bufferized linalg.generic with only
 // reduction dimensions (a loss, an amax, a gradient norm) reduces into 0-d
-// buffers, which would be one thread's loop. Its first dimension d0 (size
-// n0) is split as d0 = k * P + p: P partial results computed in parallel
-// (thread p takes elements p, p + P, ...: neighbouring threads read
-// neighbouring addresses), then one small reduction of the P partials into
-// the original output. Each output's combiner must be one whose order does
-// not matter (an addf allowed to reassociate, max/min, integer and/or/add):
-// the partials start from its neutral element and the original output's
-// initial value is combined in once, at the end.
+// buffers, which would be one thread's loop; one with parallel dimensions
+// (softmax and layernorm rows, a bias gradient's columns) would be a thread
+// per output element running its whole row or column: too few threads for
+// a few long rows, and reads a row apart between neighbouring threads.
+//
+// One reduction dimension d_s (size n) is split as d_s = k * P + p: P
+// partial results per output element computed in parallel (thread p takes
+// elements p, p + P, ...), then a small reduction of the P partials into
+// the original output. Which dimension: a full reduction is first
+// flattened to one loop where its inputs allow (an amax over [4, 2048,
+// 16384] would otherwise split only its first dimension, 4), then split
+// into up to max-parts partials of at least min-work elements, and its
+// partials split again (into partials of at least max-serial each) while
+// more than max-serial are left for the last, single-thread step;
+// otherwise the one along the largest input's last
+// (contiguous) dimension, with p the innermost parallel dimension (the
+// threads of a row read neighbouring elements), or if that dimension is
+// parallel (columns), the longest reduction dimension with p outermost (the
+// threads keep neighbouring columns); up to row-parts partials, for rows of
+// at least min-row elements. Each output's combiner must be one whose order
+// does not matter (an addf allowed to reassociate, max/min, integer
+// and/or/add): the partials start from its neutral element and the
+// original output's initial value is combined in once, at the end.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lpc/Conversion/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -51,36 +69,31 @@ struct LpcSplitReductionsPass
     : ::mlir::lpc::impl::LpcSplitReductionsBase<LpcSplitReductionsPass> {
   using Base::Base;
 
+  /// The combining steps this pass made that are to be split again.
+  llvm::DenseSet<Operation *> combines;
+
   void runOnOperation() override {
-    SmallVector<linalg::GenericOp> candidates;
+    combines.clear();
+    SmallVector<linalg::GenericOp> work;
     getOperation()->walk([&](linalg::GenericOp g) {
-      if (g.hasPureBufferSemantics() && g.getNumLoops() > 0 &&
-          g.getNumReductionLoops() == g.getNumLoops())
-        candidates.push_back(g);
+      if (g.hasPureBufferSemantics() && g.getNumReductionLoops() > 0)
+        work.push_back(g);
     });
-    for (linalg::GenericOp g : candidates)
-      split(g);
+    while (!work.empty())
+      split(work.pop_back_val(), work);
   }
 
-  void split(linalg::GenericOp g) {
-    SmallVector<int64_t> ranges = g.getStaticLoopRanges();
-    if (ShapedType::isDynamic(ranges[0]))
-      return;
-    // P: the largest power of two up to maxParts dividing n0.
-    int64_t n0 = ranges[0], parts = 1;
-    while (parts * 2 <= maxParts && n0 % (parts * 2) == 0)
-      parts *= 2;
-    if (parts < minParts)
-      return;
+  /// Each output's combiner and its neutral element; false if an output
+  /// is not a recognised, reorderable combination of its accumulator.
+  static bool combinersOf(linalg::GenericOp g,
+                          SmallVectorImpl<Operation *> &combiners,
+                          SmallVectorImpl<TypedAttr> &neutrals) {
     Block &body = g.getRegion().front();
     auto yield = cast<linalg::YieldOp>(body.getTerminator());
-    // Each output: 0-d, combined once by a recognised combiner.
-    SmallVector<Operation *> combiners;
-    SmallVector<TypedAttr> neutrals;
     for (OpOperand &out : g.getDpsInitsMutable()) {
       auto mt = dyn_cast<MemRefType>(out.get().getType());
-      if (!mt || mt.getRank() != 0)
-        return;
+      if (!mt || !mt.hasStaticShape())
+        return false;
       BlockArgument acc = g.getMatchingBlockArgument(&out);
       Value yielded =
           yield.getOperand(out.getOperandNumber() - g.getNumDpsInputs());
@@ -88,28 +101,158 @@ struct LpcSplitReductionsPass
       if (!combiner || combiner->getBlock() != &body || !acc.hasOneUse() ||
           *acc.getUsers().begin() != combiner ||
           combiner->getNumOperands() != 2 || !yielded.hasOneUse())
-        return;
-      TypedAttr n = neutral(combiner);
-      if (!n)
-        return;
+        return false;
+      TypedAttr nt = neutral(combiner);
+      if (!nt)
+        return false;
       combiners.push_back(combiner);
-      neutrals.push_back(n);
+      neutrals.push_back(nt);
     }
+    return true;
+  }
+
+  /// A full reduction over several loops as one over a single loop, when
+  /// every input is read whole in loop order from a buffer that collapses
+  /// to one dimension (so that partial p takes elements p, p + P, ... of
+  /// the whole tensor: enough of them, read by neighbouring threads at
+  /// neighbouring addresses); otherwise `g` itself.
+  linalg::GenericOp flattened(linalg::GenericOp g) {
+    for (OpOperand *in : g.getDpsInputOperands()) {
+      AffineMap m = g.getMatchingIndexingMap(in);
+      if (m.getNumResults() == 0)
+        continue;
+      auto mt = dyn_cast<MemRefType>(in->get().getType());
+      if (!mt || !m.isIdentity())
+        return g;
+      ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, mt.getRank()));
+      if (!memref::CollapseShapeOp::isGuaranteedCollapsible(mt, {all}))
+        return g;
+    }
+    IRRewriter rewriter(&getContext());
+    rewriter.setInsertionPoint(g);
+    ReassociationIndices loops =
+        llvm::to_vector(llvm::seq<int64_t>(0, g.getNumLoops()));
+    FailureOr<linalg::CollapseResult> r =
+        linalg::collapseOpIterationDims(g, {loops}, rewriter);
+    if (failed(r))
+      return g;
+    rewriter.eraseOp(g);
+    return cast<linalg::GenericOp>(r->collapsedOp.getOperation());
+  }
+
+  /// The largest power of two up to `most` dividing `n`.
+  static int64_t partsFor(int64_t n, int64_t most) {
+    int64_t parts = 1;
+    while (parts * 2 <= most && n % (parts * 2) == 0)
+      parts *= 2;
+    return parts;
+  }
+
+  /// Which loop to split, where the partial index p goes among the new
+  /// loops, and into how many parts; nullopt: leave `g` as it is.
+  struct Plan {
+    unsigned dim, pPos;
+    int64_t parts;
+  };
+  std::optional<Plan> plan(linalg::GenericOp g, ArrayRef<int64_t> ranges) {
+    unsigned nLoops = g.getNumLoops();
+    if (g.getNumParallelLoops() == 0) {
+      // A full reduction: up to max-parts partials of at least min-work
+      // elements each, along the loop that allows the most (the first of
+      // equals; after flattened() there is one loop).
+      int64_t total = 1;
+      for (int64_t n : ranges)
+        total *= n;
+      // Partials of partials: few and long (each of at least max-serial),
+      // so that one more level is usually the last; every level is a
+      // kernel launch and a fill.
+      int64_t work = combines.contains(g) ? maxSerial : minWork;
+      int64_t cap = std::min<int64_t>(maxParts, total / work);
+      unsigned dim = 0;
+      for (unsigned d = 1; d < nLoops; ++d)
+        if (partsFor(ranges[d], cap) > partsFor(ranges[dim], cap))
+          dim = d;
+      int64_t parts = partsFor(ranges[dim], cap);
+      if (parts < (combines.contains(g) ? 2 : minParts))
+        return std::nullopt;
+      return Plan{dim, 0, parts};
+    }
+    // A reduction per output element: the loop that runs along the
+    // largest input's last (contiguous) dimension decides.
+    OpOperand *largest = nullptr;
+    int64_t most = -1;
+    for (OpOperand *in : g.getDpsInputOperands()) {
+      auto mt = dyn_cast<MemRefType>(in->get().getType());
+      if (mt && mt.hasStaticShape() && mt.getRank() > 0 &&
+          mt.getNumElements() > most)
+        largest = in, most = mt.getNumElements();
+    }
+    if (!largest)
+      return std::nullopt;
+    AffineMap m = g.getMatchingIndexingMap(largest);
+    auto last = dyn_cast<AffineDimExpr>(m.getResults().back());
+    if (!last)
+      return std::nullopt;
+    SmallVector<utils::IteratorType> iters = g.getIteratorTypesArray();
+    unsigned dim, pPos;
+    if (iters[last.getPosition()] == utils::IteratorType::reduction) {
+      // Along a row (softmax, layernorm): p is the innermost parallel
+      // loop, so neighbouring threads read neighbouring elements of a row.
+      dim = last.getPosition();
+      pPos = nLoops;
+    } else {
+      // Down columns (a bias gradient over [batch, tokens, features]): the
+      // longest reduction loop (the first of equals); p goes outermost, so
+      // neighbouring threads keep neighbouring columns.
+      dim = nLoops;
+      for (unsigned d = 0; d < nLoops; ++d)
+        if (iters[d] == utils::IteratorType::reduction &&
+            (dim == nLoops || ranges[d] > ranges[dim]))
+          dim = d;
+      pPos = 0;
+    }
+    if (ranges[dim] < minRow)
+      return std::nullopt;
+    int64_t parts = partsFor(ranges[dim], rowParts);
+    if (parts < 2)
+      return std::nullopt;
+    return Plan{dim, pPos, parts};
+  }
+
+  void split(linalg::GenericOp g, SmallVectorImpl<linalg::GenericOp> &work) {
+    if (llvm::any_of(g.getStaticLoopRanges(), ShapedType::isDynamic))
+      return;
+    SmallVector<Operation *> combiners;
+    SmallVector<TypedAttr> neutrals;
+    if (!combinersOf(g, combiners, neutrals))
+      return;
+    bool full = g.getNumParallelLoops() == 0;
+    if (full && g.getNumLoops() > 1) {
+      g = flattened(g);
+      combiners.clear();
+      neutrals.clear();
+      combinersOf(g, combiners, neutrals);
+    }
+    SmallVector<int64_t> ranges = g.getStaticLoopRanges();
+    std::optional<Plan> pl = plan(g, ranges);
+    if (!pl)
+      return;
+    const unsigned s = pl->dim, pPos = pl->pPos;
+    const int64_t parts = pl->parts, n = ranges[s];
 
     MLIRContext *ctx = &getContext();
     Location loc = g.getLoc();
     unsigned nLoops = g.getNumLoops();
-    // New loops: (p, k, d1, ...) with old d0 = k * P + p. linalg wants
-    // invertible maps (dimensions, not k * P + p), so an input indexed by d0
-    // is viewed with that dimension expanded to [n0 / P, P]: its map gets
-    // (k, p) there. Old d_i (i > 0) is new d_{i+1}.
-    auto shifted = [&](AffineExpr e) {
-      SmallVector<AffineExpr> repl{getAffineConstantExpr(0, ctx)};
-      for (unsigned d = 1; d < nLoops; ++d)
-        repl.push_back(getAffineDimExpr(d + 1, ctx));
-      return e.replaceDims(repl);
-    };
-    AffineExpr p0 = getAffineDimExpr(0, ctx), k1 = getAffineDimExpr(1, ctx);
+    // New loops: the old ones with p inserted at pPos; old loop s becomes k
+    // with old d_s = k * P + p. linalg wants invertible maps (dimensions,
+    // not k * P + p), so an input indexed by d_s is viewed with that
+    // dimension expanded to [n / P, P]: its map gets (k, p) there.
+    auto newDim = [&](unsigned d) { return d >= pPos ? d + 1 : d; };
+    SmallVector<AffineExpr> repl;
+    for (unsigned d = 0; d < nLoops; ++d)
+      repl.push_back(getAffineDimExpr(newDim(d), ctx));
+    AffineExpr pExpr = getAffineDimExpr(pPos, ctx);
+    AffineExpr kExpr = getAffineDimExpr(newDim(s), ctx);
     SmallVector<AffineMap> maps;
     SmallVector<Value> inputs;
     SmallVector<std::function<Value(OpBuilder &)>> makeInputs;
@@ -121,14 +264,14 @@ struct LpcSplitReductionsPass
       int pos = -1;
       SmallVector<AffineExpr> results;
       for (auto [j, e] : llvm::enumerate(m.getResults())) {
-        if (e.isFunctionOfDim(0)) {
-          if (pos >= 0 || e != getAffineDimExpr(0, ctx))
-            return; // d0 in a compound expression or twice
+        if (e.isFunctionOfDim(s)) {
+          if (pos >= 0 || e != getAffineDimExpr(s, ctx))
+            return; // d_s in a compound expression or twice
           pos = static_cast<int>(j);
-          results.push_back(k1);
-          results.push_back(p0);
+          results.push_back(kExpr);
+          results.push_back(pExpr);
         } else {
-          results.push_back(shifted(e));
+          results.push_back(e.replaceDims(repl));
         }
       }
       maps.push_back(AffineMap::get(nLoops + 1, 0, results, ctx));
@@ -138,7 +281,7 @@ struct LpcSplitReductionsPass
       }
       SmallVector<int64_t> shape(mt.getShape());
       shape.erase(shape.begin() + pos);
-      shape.insert(shape.begin() + pos, {n0 / parts, parts});
+      shape.insert(shape.begin() + pos, {n / parts, parts});
       SmallVector<ReassociationIndices> groups;
       for (int64_t j = 0, r = 0; j < mt.getRank(); ++j) {
         if (j == pos)
@@ -157,21 +300,29 @@ struct LpcSplitReductionsPass
     OpBuilder b(g);
     for (auto &make : makeInputs)
       inputs.push_back(make(b));
-    AffineMap partialMap = AffineMap::get(nLoops + 1, 0, {p0}, ctx);
 
+    // Partials: each output's shape with a dimension of P where p is among
+    // the loops (first or last), so that the threads of a warp, which
+    // differ in the innermost parallel loop, access neighbouring partials.
+    bool pFirst = pPos == 0;
     SmallVector<Value> partials;
-    for (auto [out, n] : llvm::zip(g.getDpsInits(), neutrals)) {
-      auto type = MemRefType::get({parts}, n.getType());
-      Value buf = memref::AllocOp::create(b, loc, type);
-      Value init = arith::ConstantOp::create(b, loc, n);
+    for (auto [out, nt] : llvm::zip(g.getDpsInitsMutable(), neutrals)) {
+      auto mt = cast<MemRefType>(out.get().getType());
+      SmallVector<int64_t> shape(mt.getShape());
+      shape.insert(pFirst ? shape.begin() : shape.end(), parts);
+      Value buf = memref::AllocOp::create(
+          b, loc, MemRefType::get(shape, mt.getElementType()));
+      Value init = arith::ConstantOp::create(b, loc, nt);
       linalg::FillOp::create(b, loc, init, buf);
       partials.push_back(buf);
+      SmallVector<AffineExpr> results;
+      for (AffineExpr e : g.getMatchingIndexingMap(&out).getResults())
+        results.push_back(e.replaceDims(repl));
+      results.insert(pFirst ? results.begin() : results.end(), pExpr);
+      maps.push_back(AffineMap::get(nLoops + 1, 0, results, ctx));
     }
-    for (size_t i = 0; i < partials.size(); ++i)
-      maps.push_back(partialMap);
-    SmallVector<utils::IteratorType> iters(nLoops + 1,
-                                           utils::IteratorType::reduction);
-    iters[0] = utils::IteratorType::parallel;
+    SmallVector<utils::IteratorType> iters = g.getIteratorTypesArray();
+    iters.insert(iters.begin() + pPos, utils::IteratorType::parallel);
     auto partial = linalg::GenericOp::create(b, loc, TypeRange{}, inputs,
                                              partials, maps, iters);
     // Same body; linalg.index d becomes the old index of d.
@@ -184,34 +335,47 @@ struct LpcSplitReductionsPass
       OpBuilder ib(idx);
       uint64_t d = idx.getDim();
       Value v;
-      if (d == 0) {
-        Value p = linalg::IndexOp::create(ib, idx.getLoc(), 0);
-        Value k = linalg::IndexOp::create(ib, idx.getLoc(), 1);
+      if (d == s) {
+        Value p = linalg::IndexOp::create(ib, idx.getLoc(), pPos);
+        Value k = linalg::IndexOp::create(ib, idx.getLoc(), newDim(s));
         Value kp = arith::MulIOp::create(
             ib, idx.getLoc(), k,
             arith::ConstantIndexOp::create(ib, idx.getLoc(), parts));
         v = arith::AddIOp::create(ib, idx.getLoc(), kp, p);
       } else {
-        v = linalg::IndexOp::create(ib, idx.getLoc(), d + 1);
+        v = linalg::IndexOp::create(ib, idx.getLoc(), newDim(d));
       }
       idx.replaceAllUsesWith(v);
       idx.erase();
     }
 
-    // The partials into the original outputs, combined the same way.
-    AffineMap all = AffineMap::getMultiDimIdentityMap(1, ctx);
-    AffineMap none = AffineMap::get(1, 0, {}, ctx);
+    // The partials into the original outputs, combined the same way: the
+    // output's dimensions in parallel, its P partials in sequence.
     for (auto [buf, out, combiner] :
          llvm::zip(partials, g.getDpsInits(), combiners)) {
-      linalg::GenericOp::create(
+      unsigned rank = cast<MemRefType>(out.getType()).getRank();
+      AffineMap all = AffineMap::getMultiDimIdentityMap(rank + 1, ctx);
+      AffineMap outMap = AffineMap::get(
+          rank + 1, 0,
+          pFirst ? all.getResults().drop_front() : all.getResults().drop_back(),
+          ctx);
+      SmallVector<utils::IteratorType> combineIters(
+          rank, utils::IteratorType::parallel);
+      combineIters.insert(pFirst ? combineIters.begin() : combineIters.end(),
+                          utils::IteratorType::reduction);
+      auto combine = linalg::GenericOp::create(
           b, loc, TypeRange{}, ValueRange{buf}, ValueRange{out},
-          ArrayRef<AffineMap>{all, none},
-          ArrayRef<utils::IteratorType>{utils::IteratorType::reduction},
+          ArrayRef<AffineMap>{all, outMap}, combineIters,
           [&](OpBuilder &fb, Location l, ValueRange args) {
             Operation *c = fb.clone(*combiner);
             c->setOperands({args[1], args[0]});
             linalg::YieldOp::create(fb, l, c->getResult(0));
           });
+      // Too many partials for one thread to combine: split again.
+      if (full && parts > maxSerial) {
+        work.push_back(combine);
+        combines.insert(combine);
+      }
     }
     for (Value buf : partials)
       memref::DeallocOp::create(b, loc, buf);

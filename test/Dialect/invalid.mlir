@@ -1451,7 +1451,7 @@ func.func @lr_schedule_float_step(%t: tensor<f32>) {
 //===----------------------------------------------------------------------===//
 
 func.func @pin_unknown_lpc_attribute(%a: tensor<4xf32>) {
-  // expected-error @+1 {{unknown lpc attribute 'lpc.precison' (known: lpc.precision, lpc.assigned, lpc.reason, lpc.fp8, lpc.profile_labels, lpc.parallel_*)}}
+  // expected-error @+1 {{unknown lpc attribute 'lpc.precison' (known: lpc.precision, lpc.assigned, lpc.reason, lpc.fp8, lpc.profile_labels, lpc.parallel_*, lpc.independent_columns)}}
   %0 = lpc.relu %a {lpc.precison = #lpc.precision<fp32>} : tensor<4xf32>
   return
 }
@@ -1553,4 +1553,12 @@ func.func @fp8_stats_scale(%a: tensor<4xf32>, %s: tensor<2xf32>) {
   // expected-error @+1 {{'lpc.fp8_stats' op operand #1 must be 0D tensor of 32-bit float values}}
   %0:2 = "lpc.fp8_stats"(%a, %s) <{format = #lpc.precision<fp8_e4m3>}> : (tensor<4xf32>, tensor<2xf32>) -> (tensor<f32>, tensor<f32>)
   return
+}
+
+// -----
+
+func.func @independent_columns_on_a_relu(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'lpc.independent_columns' must be a unit attribute on an scf.for}}
+  %0 = lpc.relu %a {lpc.independent_columns} : tensor<4xf32>
+  return %0 : tensor<4xf32>
 }

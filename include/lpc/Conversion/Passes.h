@@ -44,12 +44,14 @@ std::string lpcToBuffersPipeline(bool fp8HardwareCvt = false,
                                  bool fp8Gemm = false);
 /// Registers it as the `lpc-cpu-codegen` pipeline (lpc-opt).
 void registerCPUCodegenPipeline();
-/// The GPU pipeline's loop stage, as pipeline text: two-level full
-/// reductions (lpc-split-reductions{min-parts}), parallel dimensions first,
-/// parallel loops, the serial rest as one-iteration loops
-/// (lpc-gpu-serial-kernels). Also run on the CPU by lpc-jit
-/// --gpu-loop-passes to check their semantics against the reference.
-std::string gpuLoopPassesPipeline(int64_t minParts = 16);
+/// The GPU pipeline's loop stage, as pipeline text: two-level reductions
+/// (lpc-split-reductions{splitOptions}), parallel dimensions first,
+/// parallel loops, the embedding gradient's columns in parallel,
+/// accumulators in registers, parallel loops collapsed to one dimension,
+/// the serial rest as one-iteration loops (lpc-gpu-serial-kernels). Also
+/// run on the CPU by lpc-jit --gpu-loop-passes to check their semantics
+/// against the reference.
+std::string gpuLoopPassesPipeline(llvm::StringRef splitOptions = "");
 /// Registers `lpc-gpu-codegen{chip=sm_90}`: non-GEMM functions to PTX
 /// kernels (lib/Conversion/GPUPipeline.cpp; the start of the CUDA back end).
 void registerGPUCodegenPipeline();
@@ -63,6 +65,12 @@ const char *defaultLibdevice();
 std::optional<unsigned> parseSMVersion(llvm::StringRef chip);
 /// The first chip with FP8 conversion instructions (lpc-fp8-to-nvvm).
 constexpr unsigned kFirstFP8Chip = 89;
+/// On an scf.for: its body's one inner scf.for (possibly under an scf.if)
+/// touches, in different iterations, different elements of every buffer it
+/// accesses, so the inner loop may run in parallel outside the outer one
+/// (set by the embedding gradient's lowering; lpc-parallel-scatter).
+inline constexpr llvm::StringLiteral kIndependentColumnsAttr =
+    "lpc.independent_columns";
 
 } // namespace lpc
 } // namespace mlir

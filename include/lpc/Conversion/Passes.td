@@ -222,6 +222,57 @@ def LpcLowerParallelCalls
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def LpcParallelScatter : Pass<"lpc-parallel-scatter"> {
+  let summary = "Runs the column loop of an embedding gradient's "
+                "scatter-add in parallel, outside its token loop (GPU)";
+  let description = [{
+    An scf.for marked `lpc.independent_columns` (the embedding gradient:
+    for each token n in order, for each column j, table[ids[n], j] +=
+    grad[n, j]) becomes an scf.parallel over the inner loop's columns
+    around a copy of the outer loop, the inner loop's body inlined: a
+    thread per column, each summing its tokens in the original order, so
+    the results are bit-identical. Loops with results (before
+    bufferization) or with more than one inner loop are left alone.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
+def LpcPromoteAccumulators : Pass<"lpc-promote-accumulators"> {
+  let summary = "Carries a loop's accumulator (a load and store of one "
+                "element every iteration) in an scf.for iter_arg (GPU)";
+  let description = [{
+    A reduction lowered to loops loads the output element, combines and
+    stores it back in every iteration; in a GPU kernel, whose buffers are
+    plain pointers, that is a round trip through global memory per
+    element. Where the load and the store are of the same buffer at the
+    same loop-invariant indices, directly in the loop's body (load first),
+    and nothing else in the loop may access that memory, the value is
+    loaded once before the loop, carried as an iter_arg and stored once
+    after it. Buffers are different memory when they are views of
+    different allocations and at least one of them is a memref.alloc made
+    in the function; loops with ops other than loads, stores and
+    side-effect-free ops are left alone.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def LpcCollapseParallelLoops : Pass<"lpc-collapse-parallel-loops"> {
+  let summary = "Collapses each outermost multi-dimensional scf.parallel "
+                "into one dimension (for the GPU's thread mapping)";
+  let description = [{
+    The GPU pipeline tiles parallel loops by 256 along their first
+    dimension and maps the rest to the grid: a [1, 2048, 4096] loop would
+    give blocks with one working thread and grid sizes past CUDA's limits.
+    One linear dimension (the last one fastest: neighbouring threads take
+    neighbouring elements of row-major buffers) gives full blocks of
+    threads along x. The original indices are recovered by division and
+    remainder by constants.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def LpcParallelDimsOuter : Pass<"lpc-parallel-dims-outer"> {
   let summary = "Moves the parallel dimensions of linalg.generic ops in "
                 "front of their reduction dimensions (for the GPU)";
@@ -276,28 +327,50 @@ def LpcGPUSerialKernels
 }
 
 def LpcSplitReductions : Pass<"lpc-split-reductions"> {
-  let summary = "Splits bufferized full reductions into parallel partial "
+  let summary = "Splits bufferized reductions into parallel partial "
                 "reductions and a small final one (two-level, for the GPU)";
   let description = [{
-    A linalg.generic with only reduction dimensions into 0-d outputs gets
-    its first dimension d0 split as k * P + p (P the largest power of two
-    up to `max-parts` dividing it): a generic parallel over p computes P
-    partials (thread p reads elements p, p + P, ...), and a generic per
-    output combines them into the original output. Only outputs whose
-    combiner can be reordered are taken (addf with reassoc, max/min,
-    integer add/and/or/xor/max/min); the partials start from its neutral
-    element. Sums change their order (they were marked reassociable);
-    max/min and integer results are exact.
+    One reduction dimension d_s of a linalg.generic is split as k * P + p:
+    a generic parallel over p (and the output's dimensions) computes P
+    partials per output element (thread p reads elements p, p + P, ...),
+    and a generic per output combines them into the original output.
+    Full reductions (0-d outputs) are first collapsed to one loop where
+    every input is read whole from a collapsible buffer, then split into up
+    to `max-parts` partials of at least `min-work` elements (along the loop
+    allowing the most, if several are left); while more than `max-serial`
+    partials remain, their combination is split again, into partials of at
+    least `max-serial` elements (few levels: each is a kernel launch). Reductions with parallel dimensions split the
+    dimension that runs along their largest input's last dimension (a
+    softmax or layernorm row; p becomes the innermost parallel dimension,
+    so neighbouring threads read neighbouring elements), or, if that one is
+    parallel (a bias gradient's columns), their longest reduction dimension
+    with p outermost; up to `row-parts` partials, for reductions of at least
+    `min-row` elements. Only outputs whose combiner can be reordered are
+    taken (addf with reassoc, max/min, integer add/and/or/xor/max/min); the
+    partials start from its neutral element. Sums change their order (they
+    were marked reassociable); max/min and integer results are exact.
   }];
   let options = [
     Option<"maxParts", "max-parts", "int64_t", "1024",
-           "most partials (threads of the first level)">,
+           "most partials of a full reduction (threads of the first level)">,
     Option<"minParts", "min-parts", "int64_t", "16",
-           "fewer possible partials than this: not split">
+           "fewer possible partials of a full reduction than this: not "
+           "split">,
+    Option<"minWork", "min-work", "int64_t", "16",
+           "fewest elements a partial of a full reduction reduces">,
+    Option<"maxSerial", "max-serial", "int64_t", "1024",
+           "most partials left for a full reduction's last, single-thread "
+           "step (more are split again)">,
+    Option<"rowParts", "row-parts", "int64_t", "32",
+           "most partials per output element of a reduction with parallel "
+           "dimensions (32: a warp per row)">,
+    Option<"minRow", "min-row", "int64_t", "256",
+           "reductions with parallel dimensions over fewer elements than "
+           "this: not split">
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::arith::ArithDialect"
+    "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect"
   ];
 }
 
