@@ -459,8 +459,10 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
       bool ckptNext =
           opt.checkpointEvery > 0 && (s + 1) % opt.checkpointEvery == 0;
       stepError = step.startResident(ap);
-      if (!stepError && s + 1 < total && !evalNext && !ckptNext)
+      if (!stepError && s + 1 < total && !evalNext && !ckptNext) {
         prefetched = nextBatch();
+        stepError = step.stageNext(ap);
+      }
       if (!stepError)
         stepError = step.finishResident(rp, download);
     } else {

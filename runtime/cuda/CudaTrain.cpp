@@ -65,7 +65,9 @@ public:
       return "";
     return "CUDA graphs replayed " + std::to_string(replayed_) + " of " +
            std::to_string(calls_) + " train steps" +
-           (graphs_ ? "" : " (capture off or failed)");
+           (graphs_ ? "" : " (capture off or failed)") + "; inputs of " +
+           std::to_string(stagedSteps_) +
+           " steps copied in while the previous step ran";
   }
 
   bool keepsState() const override { return true; }
@@ -75,12 +77,20 @@ public:
       return e;
     if (Error e = allocate(resultBlocks_, results_))
       return e;
+    // The state goes up once; the inputs every step, unless stageNext()
+    // already queued their copies (then the step waits for those).
     for (size_t i = 0; i < args_.size(); ++i)
-      if (args_[i].state.empty() || !uploaded_)
+      if (args_[i].state.empty() ? !staged_ : !uploaded_)
         if (Error e = dev.copyToDevice(argBlocks_[i].get(), args[i],
                                        args_[i].byteSize()))
           return e;
     uploaded_ = true;
+    if (staged_) {
+      if (Error e = uploader_->fence())
+        return e;
+      staged_ = false;
+      ++stagedSteps_;
+    }
     std::vector<CUdeviceptr> a, r;
     for (DeviceBuffer &b : argBlocks_)
       a.push_back(b.get());
@@ -117,6 +127,44 @@ public:
     for (size_t i = 0; i < results_.size(); ++i)
       if (nextArg_[i] >= 0)
         std::swap(argBlocks_[nextArg_[i]], resultBlocks_[i]);
+    // The inputs alternate between two blocks in step with the state (two
+    // pointer sets in all, as the two CUDA graphs expect): the next step
+    // reads the block stageNext() filled.
+    for (size_t i = 0; i < spareBlocks_.size(); ++i)
+      if (spareBlocks_[i])
+        std::swap(argBlocks_[i], spareBlocks_[i]);
+    return Error::success();
+  }
+  Error stageNext(const std::vector<const void *> &args) override {
+    // The next step's inputs go up on the uploader's stream while this step
+    // computes, into the blocks this step does not read.
+    if (!uploader_) {
+      size_t bytes = 0;
+      for (const Slot &s : args_)
+        if (s.state.empty())
+          bytes += s.byteSize() + 256;
+      Expected<std::unique_ptr<Uploader>> u =
+          Uploader::create(*session_->device, bytes);
+      if (!u)
+        return u.takeError();
+      uploader_ = u.take();
+      for (const Slot &s : args_) {
+        spareBlocks_.emplace_back();
+        if (!s.state.empty())
+          continue;
+        Expected<DeviceBuffer> b =
+            session_->device->allocate(std::max<size_t>(s.byteSize(), 1));
+        if (!b)
+          return b.error();
+        spareBlocks_.back() = b.take();
+      }
+    }
+    for (size_t i = 0; i < args_.size(); ++i)
+      if (spareBlocks_[i])
+        if (Error e = uploader_->upload(spareBlocks_[i].get(), args[i],
+                                        args_[i].byteSize()))
+          return e;
+    staged_ = true;
     return Error::success();
   }
   Error downloadState(const std::vector<void *> &args) override {
@@ -151,8 +199,13 @@ private:
   std::vector<Slot> args_, results_;
   std::vector<int64_t> nextArg_;
   std::vector<DeviceBuffer> argBlocks_, resultBlocks_;
+  // The inputs' second blocks (null for state arguments) and the copies
+  // that fill them ahead of the step (stageNext).
+  std::vector<DeviceBuffer> spareBlocks_;
+  std::unique_ptr<Uploader> uploader_;
+  bool staged_ = false;
   bool uploaded_ = false;
-  int64_t calls_ = 0, replayed_ = 0;
+  int64_t calls_ = 0, replayed_ = 0, stagedSteps_ = 0;
   // LPC_CUDA_GRAPHS=0 runs every step eagerly (to compare, or to debug).
   bool graphs_ = !(std::getenv("LPC_CUDA_GRAPHS") &&
                    std::string(std::getenv("LPC_CUDA_GRAPHS")) == "0");

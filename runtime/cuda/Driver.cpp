@@ -3,6 +3,7 @@
 #include "lpc/Runtime/CudaDriver.h"
 #include "lpc/Runtime/CudaAllocator.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -648,6 +649,81 @@ Expected<float> StreamTimer::elapsedMs() {
                         "cuEventElapsedTime"))
     return e;
   return ms;
+}
+
+//===----------------------------------------------------------------------===//
+// Uploader
+//===----------------------------------------------------------------------===//
+
+Expected<std::unique_ptr<Uploader>> Uploader::create(Device &device,
+                                                     size_t stagingBytes) {
+  if (Error e = device.makeCurrent())
+    return e;
+  std::unique_ptr<Uploader> u(new Uploader());
+  u->device_ = &device;
+  const Driver &d = device.driver();
+  if (Error e = d.check(d.api().streamCreate(&u->stream_, CU_STREAM_NON_BLOCKING),
+                        "cuStreamCreate"))
+    return e;
+  if (Error e = d.check(d.api().eventCreate(&u->done_, CU_EVENT_DISABLE_TIMING),
+                        "cuEventCreate"))
+    return e;
+  u->capacity_ = std::max<size_t>(stagingBytes, 1);
+  if (Error e = d.check(d.api().memHostAlloc(&u->staging_, u->capacity_, 0),
+                        "cuMemHostAlloc"))
+    return e;
+  return u;
+}
+
+Uploader::~Uploader() {
+  if (!device_)
+    return;
+  (void)device_->makeCurrent();
+  const DriverApi &api = device_->driver().api();
+  if (stream_)
+    (void)api.streamSynchronize(stream_);
+  if (staging_)
+    (void)api.memFreeHost(staging_);
+  if (done_)
+    (void)api.eventDestroy(done_);
+  if (stream_)
+    (void)api.streamDestroy(stream_);
+}
+
+Error Uploader::upload(CUdeviceptr dst, const void *src, size_t bytes) {
+  if (!bytes)
+    return Error::success();
+  const Driver &d = device_->driver();
+  if (Error e = device_->makeCurrent())
+    return e;
+  if (fenced_) {
+    // The copies before the fence read the staging memory refilled below.
+    if (Error e = d.check(d.api().eventSynchronize(done_), "cuEventSynchronize"))
+      return e;
+    fenced_ = false;
+    used_ = 0;
+  }
+  // 256-byte steps: each copy starts at an aligned staging address.
+  size_t at = (used_ + 255) & ~size_t(255);
+  if (at + bytes > capacity_)
+    return Error::make("upload of " + std::to_string(bytes) + " bytes exceeds the " +
+                 std::to_string(capacity_) + "-byte staging memory");
+  void *stage = static_cast<char *>(staging_) + at;
+  std::memcpy(stage, src, bytes);
+  used_ = at + bytes;
+  return d.check(d.api().memcpyHtoDAsync(dst, stage, bytes, stream_),
+                 "cuMemcpyHtoDAsync");
+}
+
+Error Uploader::fence() {
+  const Driver &d = device_->driver();
+  if (Error e = device_->makeCurrent())
+    return e;
+  if (Error e = d.check(d.api().eventRecord(done_, stream_), "cuEventRecord"))
+    return e;
+  fenced_ = true;
+  return d.check(d.api().streamWaitEvent(device_->stream(), done_, 0),
+                 "cuStreamWaitEvent");
 }
 
 } // namespace cuda

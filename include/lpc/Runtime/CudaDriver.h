@@ -86,7 +86,10 @@ class CachingAllocator;
   X(eventRecord, cuEventRecord, 2000)                                          \
   X(eventSynchronize, cuEventSynchronize, 2000)                                \
   X(eventElapsedTime, cuEventElapsedTime, 2000)                                \
-  X(eventDestroy, cuEventDestroy, 4000)
+  X(eventDestroy, cuEventDestroy, 4000)                                        \
+  X(streamWaitEvent, cuStreamWaitEvent, 3020)                                  \
+  X(memHostAlloc, cuMemHostAlloc, 2020)                                        \
+  X(memFreeHost, cuMemFreeHost, 2000)
 
 /// The resolved entry points. Member names drop the `cu` prefix because
 /// cuda.h #defines several of the prefixed names (cuMemAlloc -> cuMemAlloc_v2).
@@ -314,6 +317,35 @@ private:
   void reset();
   Device *device_ = nullptr;
   CUevent start_ = nullptr, stop_ = nullptr;
+};
+
+/// Host-to-device copies that overlap the device's work: a second stream,
+/// page-locked staging memory (a copy from pageable memory is staged by the
+/// driver in the calling thread), and an event the device's stream waits
+/// on. upload() copies the source into the staging memory and queues its
+/// copy on the copy stream; fence() makes the device's stream wait for
+/// every copy queued so far, so work queued on it afterwards sees the data.
+/// The next upload() after a fence first waits for those copies (they read
+/// the staging memory it refills).
+class Uploader {
+public:
+  static Expected<std::unique_ptr<Uploader>> create(Device &device,
+                                                    size_t stagingBytes);
+  ~Uploader();
+  Uploader(const Uploader &) = delete;
+  Uploader &operator=(const Uploader &) = delete;
+
+  Error upload(CUdeviceptr dst, const void *src, size_t bytes);
+  Error fence();
+
+private:
+  Uploader() = default;
+  Device *device_ = nullptr;
+  CUstream stream_ = nullptr;
+  CUevent done_ = nullptr;
+  void *staging_ = nullptr;
+  size_t capacity_ = 0, used_ = 0;
+  bool fenced_ = false; // copies in flight from before the last fence()
 };
 
 } // namespace cuda

@@ -79,6 +79,15 @@ public:
     (void)args;
     return Error::success();
   }
+  /// Called between startResident() and finishResident() once the next
+  /// call's inputs (the non-state arguments) are in their host buffers,
+  /// which stay untouched until that call's startResident(): a device step
+  /// may start copying them while it computes. The next startResident()
+  /// gets the same buffers.
+  virtual Error stageNext(const std::vector<const void *> &args) {
+    (void)args;
+    return Error::success();
+  }
 
 private:
   std::vector<const void *> pending_; // the default startResident's args

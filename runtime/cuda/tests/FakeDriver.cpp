@@ -10,7 +10,12 @@
 // only fault on: every pointer and view lies in a live allocation, and for
 // the fake-only kernels the parameter array ends with a null right after
 // the declared parameters (a count check). Stream capture records launches
-// and device copies; graphs replay them. The JIT "fails" on kBrokenPtx's
+// and device copies; graphs replay them. A copy from page-locked memory
+// (cuMemHostAlloc) is really asynchronous here: it waits in its stream
+// until the stream is synchronized, more work is queued on it, or an event
+// recorded after it is waited for (cuStreamWaitEvent, cuEventSynchronize),
+// and reads its source only then, so a missing wait or an early refill of
+// the staging memory shows as wrong data. The JIT "fails" on kBrokenPtx's
 // bogus instruction with a ptxas-like log. This lets the Device / Module /
 // Graph / StreamTimer / CudaFunction code and lpc-cuda-check
 // --driver-selftest run in the normal test run; the real driver is
@@ -23,6 +28,7 @@
 
 #include "../PtxScan.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -45,7 +51,30 @@ using Work = std::function<void()>;
 struct Stream {
   bool capturing = false;
   std::vector<Work> captured;
+  std::vector<Work> pending; // copies from page-locked memory, not yet done
+  void flush() {
+    std::vector<Work> w;
+    w.swap(pending);
+    for (Work &x : w)
+      x();
+  }
 };
+// An event: the stream it was last recorded on (waiting for it completes
+// that stream's pending copies).
+struct Event {
+  int recorded = 0;
+  Stream *stream = nullptr;
+};
+std::map<const void *, size_t> gPinned; // cuMemHostAlloc'ed blocks
+bool isPinned(const void *p, size_t n) {
+  auto it = gPinned.upper_bound(p);
+  if (it == gPinned.begin())
+    return false;
+  --it;
+  auto *base = static_cast<const char *>(it->first);
+  auto *q = static_cast<const char *>(p);
+  return q >= base && q + n <= base + it->second;
+}
 struct Graph {
   std::vector<Work> work;
 };
@@ -254,6 +283,7 @@ struct FakeModule {
 
 void queue(CUstream s, Work w) {
   Stream *st = reinterpret_cast<Stream *>(s);
+  st->flush(); // in order: earlier copies first
   if (st->capturing)
     st->captured.push_back(std::move(w));
   else
@@ -338,8 +368,11 @@ CUresult fake_streamDestroy(CUstream s) {
   return CUDA_SUCCESS;
 }
 CUresult fake_streamSynchronize(CUstream s) {
-  return reinterpret_cast<Stream *>(s)->capturing ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
-                                                  : CUDA_SUCCESS;
+  Stream *st = reinterpret_cast<Stream *>(s);
+  if (st->capturing)
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  st->flush();
+  return CUDA_SUCCESS;
 }
 CUresult fake_memAlloc(CUdeviceptr *p, size_t bytes) {
   if (bytes > (size_t(1) << 34))
@@ -362,15 +395,25 @@ CUresult fake_memGetInfo(size_t *freeBytes, size_t *total) {
   *freeBytes = *total - (size_t(1) << 30);
   return CUDA_SUCCESS;
 }
-CUresult fake_memcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t n, CUstream) {
+CUresult fake_memcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
   if (!inAllocation(dst, n))
     return failWith(CUDA_ERROR_INVALID_VALUE, "copy to " + hex(dst) + " leaves its allocation");
-  std::memcpy(reinterpret_cast<void *>(uintptr_t(dst)), src, n);
+  Stream *st = reinterpret_cast<Stream *>(s);
+  Work copy = [=] { std::memcpy(reinterpret_cast<void *>(uintptr_t(dst)), src, n); };
+  if (st && !st->capturing && isPinned(src, n)) {
+    st->pending.push_back(std::move(copy)); // done when the stream gets there
+    return CUDA_SUCCESS;
+  }
+  if (st)
+    st->flush();
+  copy();
   return CUDA_SUCCESS;
 }
-CUresult fake_memcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n, CUstream) {
+CUresult fake_memcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n, CUstream s) {
   if (!inAllocation(src, n))
     return failWith(CUDA_ERROR_INVALID_VALUE, "copy from " + hex(src) + " leaves its allocation");
+  if (s)
+    reinterpret_cast<Stream *>(s)->flush();
   std::memcpy(dst, reinterpret_cast<const void *>(uintptr_t(src)), n);
   return CUDA_SUCCESS;
 }
@@ -510,22 +553,52 @@ CUresult fake_graphExecDestroy(CUgraphExec e) {
   return CUDA_SUCCESS;
 }
 CUresult fake_eventCreate(CUevent *e, unsigned) {
-  *e = reinterpret_cast<CUevent>(new int(0));
+  *e = reinterpret_cast<CUevent>(new Event());
   return CUDA_SUCCESS;
 }
-CUresult fake_eventRecord(CUevent e, CUstream) {
-  ++*reinterpret_cast<int *>(e);
+CUresult fake_eventRecord(CUevent e, CUstream s) {
+  Event *ev = reinterpret_cast<Event *>(e);
+  ++ev->recorded;
+  ev->stream = reinterpret_cast<Stream *>(s);
   return CUDA_SUCCESS;
 }
-CUresult fake_eventSynchronize(CUevent) { return CUDA_SUCCESS; }
+CUresult fake_eventSynchronize(CUevent e) {
+  Event *ev = reinterpret_cast<Event *>(e);
+  if (ev->stream)
+    ev->stream->flush();
+  return CUDA_SUCCESS;
+}
 CUresult fake_eventElapsedTime(float *ms, CUevent start, CUevent stop) {
-  if (!*reinterpret_cast<int *>(start) || !*reinterpret_cast<int *>(stop))
+  if (!reinterpret_cast<Event *>(start)->recorded ||
+      !reinterpret_cast<Event *>(stop)->recorded)
     return CUDA_ERROR_INVALID_HANDLE; // not recorded
   *ms = 0.25f;
   return CUDA_SUCCESS;
 }
 CUresult fake_eventDestroy(CUevent e) {
-  delete reinterpret_cast<int *>(e);
+  delete reinterpret_cast<Event *>(e);
+  return CUDA_SUCCESS;
+}
+CUresult fake_streamWaitEvent(CUstream, CUevent e, unsigned flags) {
+  if (flags)
+    return CUDA_ERROR_INVALID_VALUE;
+  // Work queued on the waiting stream from now on runs after the event's
+  // copies: here, they complete now.
+  return fake_eventSynchronize(e);
+}
+CUresult fake_memHostAlloc(void **p, size_t bytes, unsigned flags) {
+  if (flags)
+    return CUDA_ERROR_INVALID_VALUE; // the runtime asks for plain pinned memory
+  *p = std::malloc(std::max<size_t>(bytes, 1));
+  if (!*p)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  gPinned[*p] = bytes;
+  return CUDA_SUCCESS;
+}
+CUresult fake_memFreeHost(void *p) {
+  if (!gPinned.erase(p))
+    return failWith(CUDA_ERROR_INVALID_VALUE, "cuMemFreeHost of memory cuMemHostAlloc did not give");
+  std::free(p);
   return CUDA_SUCCESS;
 }
 
