@@ -133,6 +133,18 @@ Error Trainer::Impl::load() {
     auto c = loadCharCorpus(spec.substr(5));
     if (!c)
       return c.error();
+    // Every byte is a token id: one the model has no row for would make
+    // the loss NaN at the first step, which would look like a diverging
+    // run.
+    for (size_t i = 0; i < c->bytes.size(); ++i)
+      if (c->bytes[i] >= model.classes)
+        return Error::make(
+            spec.substr(5) + ": byte " + std::to_string(c->bytes[i]) +
+            " at offset " + std::to_string(i) + " is not a token of the model (its " +
+            "vocabulary has " + std::to_string(model.classes) +
+            " tokens, ids 0.." + std::to_string(model.classes - 1) +
+            "); build it with a vocabulary of 256 (lpc-model gpt --vocab=256) "
+            "to train on any file");
     auto [tr, va] = splitCharCorpus(*c, 0.1);
     corpus = std::move(tr);
     corpusVal = std::move(va);
