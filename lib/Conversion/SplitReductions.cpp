@@ -23,7 +23,8 @@
 // threads keep neighbouring columns); up to row-parts partials, for rows of
 // at least min-row elements. Each output's combiner must be one whose order
 // does not matter (an addf allowed to reassociate, max/min, integer
-// and/or/add): the partials start from its neutral element and the
+// and/or/add): the partials start from its neutral element (selected in
+// their first iteration: no fill of the partials' buffer) and the
 // original output's initial value is combined in once, at the end.
 //
 //===----------------------------------------------------------------------===//
@@ -312,8 +313,6 @@ struct LpcSplitReductionsPass
       shape.insert(pFirst ? shape.begin() : shape.end(), parts);
       Value buf = memref::AllocOp::create(
           b, loc, MemRefType::get(shape, mt.getElementType()));
-      Value init = arith::ConstantOp::create(b, loc, nt);
-      linalg::FillOp::create(b, loc, init, buf);
       partials.push_back(buf);
       SmallVector<AffineExpr> results;
       for (AffineExpr e : g.getMatchingIndexingMap(&out).getResults())
@@ -347,6 +346,28 @@ struct LpcSplitReductionsPass
       }
       idx.replaceAllUsesWith(v);
       idx.erase();
+    }
+    // No fill of the partials (on the GPU, a kernel per split): each
+    // partial starts from the combiner's neutral element in its first
+    // iteration (every reduction index 0), whatever the buffer held.
+    {
+      OpBuilder ib = OpBuilder::atBlockBegin(&nb);
+      Value first;
+      for (auto [d, it] : llvm::enumerate(iters)) {
+        if (it != utils::IteratorType::reduction)
+          continue;
+        Value i = linalg::IndexOp::create(ib, loc, d);
+        Value zero = arith::CmpIOp::create(
+            ib, loc, arith::CmpIPredicate::eq, i,
+            arith::ConstantIndexOp::create(ib, loc, 0));
+        first = first ? arith::AndIOp::create(ib, loc, first, zero) : zero;
+      }
+      for (auto [acc, nt] :
+           llvm::zip(partial.getRegionOutputArgs(), neutrals)) {
+        Value n = arith::ConstantOp::create(ib, loc, nt);
+        Value start = arith::SelectOp::create(ib, loc, first, n, acc);
+        acc.replaceAllUsesExcept(start, start.getDefiningOp());
+      }
     }
 
     // The partials into the original outputs, combined the same way: the

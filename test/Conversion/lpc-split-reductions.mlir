@@ -12,13 +12,19 @@
 // CHECK-DAG: %[[FLAT:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1]] : memref<64x8xf32> into memref<512xf32>
 // CHECK-DAG: %[[X:.*]] = memref.expand_shape %[[FLAT]] {{\[\[}}0, 1]] output_shape [32, 16] : memref<512xf32> into memref<32x16xf32>
 // CHECK-DAG: %[[PS:.*]] = memref.alloc() : memref<16xf32>
-// CHECK-DAG: linalg.fill ins(%{{.*}} : f32) outs(%[[PS]] : memref<16xf32>)
 // CHECK-DAG: %[[PM:.*]] = memref.alloc() : memref<16xf32>
-// CHECK-DAG: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
-// CHECK-DAG: linalg.fill ins(%[[NINF]] : f32) outs(%[[PM]] : memref<16xf32>)
+// CHECK-NOT: linalg.fill
 // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "reduction"]} ins(%[[X]] : memref<32x16xf32>) outs(%[[PS]], %[[PM]] : memref<16xf32>, memref<16xf32>)
-// CHECK: arith.addf {{.*}} fastmath<reassoc>
-// CHECK: arith.maximumf
+// CHECK-NEXT: ^bb0(%{{.*}}: f32, %[[ACC:.*]]: f32, %[[MX:.*]]: f32):
+// Each partial starts from the neutral element in its first iteration (no
+// fill of the partials' buffers).
+// CHECK-NEXT: %[[K:.*]] = linalg.index 1
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[K]], %c0
+// CHECK: %[[S0:.*]] = arith.select %[[FIRST]], %cst{{.*}}, %[[ACC]]
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[M0:.*]] = arith.select %[[FIRST]], %[[NINF]], %[[MX]]
+// CHECK: arith.addf %[[S0]], {{.*}} fastmath<reassoc>
+// CHECK: arith.maximumf %[[M0]]
 // CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[PS]] : memref<16xf32>) outs(%arg1 : memref<f32>)
 // CHECK: arith.addf {{.*}} fastmath<reassoc>
 // CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[PM]] : memref<16xf32>) outs(%arg2 : memref<f32>)

@@ -347,7 +347,8 @@ def LpcSplitReductions : Pass<"lpc-split-reductions"> {
     with p outermost; up to `row-parts` partials, for reductions of at least
     `min-row` elements. Only outputs whose combiner can be reordered are
     taken (addf with reassoc, max/min, integer add/and/or/xor/max/min); the
-    partials start from its neutral element. Sums change their order (they
+    partials start from its neutral element (selected in their first iteration, so
+    their buffer needs no fill). Sums change their order (they
     were marked reassociable); max/min and integer results are exact.
   }];
   let options = [
