@@ -72,7 +72,8 @@ void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm, bool profile,
   // test models exercise it all.
   if (gpuLoopPasses)
     pipeline += "lpc-strided-copy-to-loops," + gpuLoopPassesPipeline(
-                    "min-parts=2 min-work=2 max-serial=4 min-row=4") + ",";
+                    "min-parts=2 min-work=2 max-serial=4 min-row=4",
+                    "min-chunk=2") + ",";
   if (parallelMinWork > 0)
     pipeline += std::string(gpuLoopPasses ? "" : kToParallelLoops) +
                 "lpc-outline-parallel-loops{min-work=" +

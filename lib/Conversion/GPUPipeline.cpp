@@ -46,10 +46,12 @@ struct GPUCodegenOptions : public PassPipelineOptions<GPUCodegenOptions> {
 };
 } // namespace
 
-std::string mlir::lpc::gpuLoopPassesPipeline(llvm::StringRef splitOptions) {
+std::string mlir::lpc::gpuLoopPassesPipeline(llvm::StringRef splitOptions,
+                                             llvm::StringRef scatterOptions) {
   return "func.func(lpc-split-reductions{" + splitOptions.str() +
          "},lpc-parallel-dims-outer,convert-linalg-to-parallel-loops,"
-         "lpc-parallel-scatter,lpc-promote-accumulators,"
+         "lpc-parallel-scatter{" + scatterOptions.str() + "},"
+         "lpc-promote-accumulators,"
          "lpc-collapse-parallel-loops,lpc-gpu-serial-kernels)";
 }
 

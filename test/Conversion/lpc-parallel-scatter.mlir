@@ -1,4 +1,5 @@
 // RUN: lpc-opt %s --lpc-parallel-scatter | FileCheck %s
+// RUN: lpc-opt %s --lpc-parallel-scatter="max-parts=4 min-chunk=3" --canonicalize | FileCheck %s --check-prefix=CHUNKS
 
 // An embedding gradient's scatter-add (tokens in order, columns inside,
 // marked lpc.independent_columns by its lowering) becomes a parallel loop
@@ -38,6 +39,30 @@ func.func @scatter(%ids: memref<6xi32>, %g: memref<6x4xf32>, %table: memref<5x4x
   } {lpc.independent_columns}
   return
 }
+
+// With chunks of at least 3 tokens: 2 chunks of the 6 tokens, thread
+// (p, column) sums chunk p into a zeroed partial table p, then every table
+// element adds its 2 partials in order.
+// CHUNKS-LABEL: func.func @scatter(
+// CHUNKS: %[[PT:.*]] = memref.alloc() : memref<2x5x4xf32>
+// CHUNKS: scf.parallel (%[[A:.*]], %[[B:.*]], %[[C:.*]]) = ({{.*}}) to (%c2{{.*}}, %c5{{.*}}, %c4{{.*}})
+// CHUNKS-NEXT: memref.store %{{.*}}, %[[PT]][%[[A]], %[[B]], %[[C]]]
+// CHUNKS: scf.parallel (%[[P:.*]], %[[J:.*]]) = ({{.*}}) to (%c2{{.*}}, %c4)
+// CHUNKS: %[[LO:.*]] = arith.muli %[[P]], %c3
+// CHUNKS: %[[HI:.*]] = arith.addi %[[LO]], %c3
+// CHUNKS: scf.for %[[N:.*]] = %[[LO]] to %[[HI]] step %c1 {
+// CHUNKS: scf.if
+// CHUNKS-NEXT: %[[G:.*]] = memref.load %arg1[%[[N]], %[[J]]]
+// CHUNKS-NEXT: %[[T:.*]] = memref.load %[[PT]][%[[P]], %[[ID:.*]], %[[J]]]
+// CHUNKS-NEXT: %[[S:.*]] = arith.addf %[[T]], %[[G]]
+// CHUNKS-NEXT: memref.store %[[S]], %[[PT]][%[[P]], %[[ID]], %[[J]]]
+// CHUNKS: scf.parallel (%[[V:.*]], %[[K:.*]]) = ({{.*}}) to (%c5{{.*}}, %c4{{.*}})
+// CHUNKS-NEXT: %[[INIT:.*]] = memref.load %arg2[%[[V]], %[[K]]]
+// CHUNKS-NEXT: %[[R:.*]] = scf.for %[[Q:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]])
+// CHUNKS-NEXT: %[[X:.*]] = memref.load %[[PT]][%[[Q]], %[[V]], %[[K]]]
+// CHUNKS-NEXT: %[[Y:.*]] = arith.addf %[[ACC]], %[[X]]
+// CHUNKS: memref.store %[[R]], %arg2[%[[V]], %[[K]]]
+// CHUNKS: memref.dealloc %[[PT]]
 
 // Unmarked loops, and marked ones with two inner loops, stay as they are.
 // CHECK-LABEL: func.func @kept(

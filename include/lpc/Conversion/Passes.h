@@ -46,12 +46,14 @@ std::string lpcToBuffersPipeline(bool fp8HardwareCvt = false,
 void registerCPUCodegenPipeline();
 /// The GPU pipeline's loop stage, as pipeline text: two-level reductions
 /// (lpc-split-reductions{splitOptions}), parallel dimensions first,
-/// parallel loops, the embedding gradient's columns in parallel,
+/// parallel loops, the embedding gradient's columns and token chunks in
+/// parallel (lpc-parallel-scatter{scatterOptions}),
 /// accumulators in registers, parallel loops collapsed to one dimension,
 /// the serial rest as one-iteration loops (lpc-gpu-serial-kernels). Also
 /// run on the CPU by lpc-jit --gpu-loop-passes to check their semantics
 /// against the reference.
-std::string gpuLoopPassesPipeline(llvm::StringRef splitOptions = "");
+std::string gpuLoopPassesPipeline(llvm::StringRef splitOptions = "",
+                                  llvm::StringRef scatterOptions = "");
 /// Registers `lpc-gpu-codegen{chip=sm_90}`: non-GEMM functions to PTX
 /// kernels (lib/Conversion/GPUPipeline.cpp; the start of the CUDA back end).
 void registerGPUCodegenPipeline();

@@ -231,10 +231,26 @@ def LpcParallelScatter : Pass<"lpc-parallel-scatter"> {
     grad[n, j]) becomes an scf.parallel over the inner loop's columns
     around a copy of the outer loop, the inner loop's body inlined: a
     thread per column, each summing its tokens in the original order, so
-    the results are bit-identical. Loops with results (before
-    bufferization) or with more than one inner loop are left alone.
+    the results are bit-identical. Where the update is an addition into a
+    static f32 table over all its columns, the tokens are also split into
+    P contiguous chunks (a power of two up to `max-parts` dividing the
+    token count, chunks of at least `min-chunk` tokens, P tables within
+    `max-partial-bytes`): thread (p, column) sums chunk p into a zeroed
+    partial table p, then a thread per table element adds the P partials
+    to it in order (sums reassociated by chunks). Loops with results
+    (before bufferization) or with more than one inner loop are left alone.
   }];
-  let dependentDialects = ["::mlir::scf::SCFDialect"];
+  let options = [
+    Option<"maxParts", "max-parts", "int64_t", "32",
+           "most chunks of tokens">,
+    Option<"minChunk", "min-chunk", "int64_t", "16",
+           "fewest tokens per chunk">,
+    Option<"maxPartialBytes", "max-partial-bytes", "int64_t", "268435456",
+           "most bytes of partial tables (256 MiB)">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 def LpcPromoteAccumulators : Pass<"lpc-promote-accumulators"> {
