@@ -7,6 +7,11 @@
 #                                256), compiled for one Fashion-MNIST epoch
 #   ref-mlp-{no,...}.jsonl       its first 20 steps on synthetic data, run
 #                                on the CPU here: the GPU must match them
+#   ckpt-mlp-fp8/                the CPU's checkpoint after 10 of the fp8
+#                                steps (parameters, AdamW moments, FP8
+#                                scales and amax histories; 22 MB, so one
+#                                precision within the 64 MiB carried): the
+#                                GPU resumes from it and must match 11-20
 #   gpt-block-{bf16,fp8}.json    one GPT block large enough for an H200
 #                                (d_model 4096, 32 heads, seq 2048, batch 4)
 #   fashion-mnist/               Debian's Fashion-MNIST files
@@ -25,6 +30,11 @@ for p in no bf16 fp16 fp8; do
   # The reference: the same 20 steps (synthetic data, seed 0) on the CPU.
   "$BIN/lpc-run" "$ROOT/examples/mlp.mlir" --mixed-precision=$p --data=synthetic --steps=20 \
     --log="$DIR/ref-mlp-$p.jsonl" >/dev/null 2>&1
+  rm -rf "$DIR/ckpt-mlp-$p"
+  if [ $p = fp8 ]; then
+    "$BIN/lpc-run" "$ROOT/examples/mlp.mlir" --mixed-precision=$p --data=synthetic \
+      --steps=10 --checkpoint-dir="$DIR/ckpt-mlp-$p" --checkpoint-every=10 >/dev/null 2>&1
+  fi
 done
 "$BIN/lpc-model" gpt --layers=1 --d-model=4096 --heads=32 --seq=2048 --vocab=256 --batch=4 \
   -o "$DIR/gpt-block.mlir"

@@ -14,7 +14,9 @@
 #   5. with the artifacts of scripts/gpu-artifacts.sh (compiled on a machine
 #      with LLVM/MLIR and carried here, default build-gpuart): validates
 #      them, checks the MLP's first 20 steps in every precision against the
-#      CPU's losses, trains the MLP one Fashion-MNIST epoch per precision
+#      CPU's losses, resumes the CPU's fp8 step-10 checkpoint on the GPU
+#      (steps 11-20 against the CPU's, and a GPU checkpoint written for the
+#      way back, in the results), trains the MLP one Fashion-MNIST epoch per precision
 #      (accuracy), and times the large GPT block in bf16 and fp8 against
 #      PyTorch (bench/gpu_bench.py, when torch with CUDA is there).
 #
@@ -161,6 +163,31 @@ worst = max(abs(x - y) / max(abs(x), 1e-6) for x, y in zip(a, b))
 ok = len(a) == len(b) == 20 and worst <= tol
 print(f"  mlp {p}: 20 losses, largest relative difference to the CPU "
       f"{worst:.2e} (tolerance {tol:g}): {'ok' if ok else 'FAIL'}")
+sys.exit(0 if ok else 1)
+PY
+  done
+  # A checkpoint the CPU wrote after step 10 resumes on the GPU: steps 11-20
+  # against the CPU's. The GPU's own checkpoint after step 20 goes to the
+  # results (to resume on a CPU: lpc-run examples/mlp.mlir --resume=...).
+  for p in no bf16 fp16 fp8; do
+    [ -f "$ART/ckpt-mlp-$p/latest.safetensors" ] || continue
+    step "mlp $p: resume the CPU's step-10 checkpoint" 40 "$RESULTS/mlp-$p-resume.log" \
+      "$RUN" "$ART/mlp-$p.json" --device=cuda --data=synthetic --steps=20 \
+      --eval-batches=1 --resume="$ART/ckpt-mlp-$p/latest.safetensors" \
+      --checkpoint-dir="$RESULTS/gpu-ckpt-mlp-$p" --checkpoint-every=20 \
+      --log="$RESULTS/gpu-mlp-$p-resumed.jsonl" || { STATUS=1; continue; }
+    python3 - "$ART/ref-mlp-$p.jsonl" "$RESULTS/gpu-mlp-$p-resumed.jsonl" "$p" <<'PY' | tee -a "$SUMMARY" || STATUS=1
+import json, sys
+ref, gpu, p = sys.argv[1:]
+load = lambda f: {r["step"]: r["loss"] for r in map(json.loads, open(f)) if "step" in r}
+a, b = load(ref), load(gpu)
+steps = list(range(11, 21))
+tol = 2e-3 if p == "no" else 3e-2
+ok = all(s in a and s in b for s in steps) and 10 not in b
+worst = max(abs(a[s] - b[s]) / max(abs(a[s]), 1e-6) for s in steps) if ok else float("inf")
+ok = ok and worst <= tol
+print(f"  mlp {p}: resumed from the CPU at step 10, steps 11-20 differ from the CPU's by "
+      f"{worst:.2e} at most (tolerance {tol:g}): {'ok' if ok else 'FAIL'}")
 sys.exit(0 if ok else 1)
 PY
   done
