@@ -476,7 +476,8 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
     llvm::raw_string_ostream os(text);
     copy->print(os, OpPrintingFlags().printGenericOpForm());
     os << "\nparallel-min-work=" << options.parallelMinWork
-       << " gpu-loop-passes=" << options.gpuLoopPasses << "\n"
+       << " gpu-loop-passes=" << options.gpuLoopPasses
+       << " gpu-sizes=" << options.gpuSizes << "\n"
        << compilerIdentity() << "\n"
        << (*tm)->getTargetTriple().str() << "\n"
        << (*tm)->getTargetCPU() << "\n"
@@ -489,7 +490,7 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
   if (!object) {
     PassManager pm(ctx);
     buildCPUCodegenPipeline(pm, options.profile, options.parallelMinWork,
-                            options.gpuLoopPasses);
+                            options.gpuLoopPasses, options.gpuSizes);
     if (failed(pm.run(*copy)))
       return llvm::createStringError("CPU codegen of @" + name.str() +
                                      " failed (see the diagnostics above)");

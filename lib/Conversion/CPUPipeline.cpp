@@ -57,7 +57,7 @@ static const char *kToLLVM =
 
 void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm, bool profile,
                                         int64_t parallelMinWork,
-                                        bool gpuLoopPasses) {
+                                        bool gpuLoopPasses, bool gpuSizes) {
   // --gpu-loop-passes also takes the GPU's GEMM lowering: FP8 GEMMs as
   // TN calls, which the CPU library runs too.
   std::string pipeline =
@@ -71,9 +71,12 @@ void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm, bool profile,
   // of two elements, rows of 4, and again past 4 partials, so that small
   // test models exercise it all.
   if (gpuLoopPasses)
-    pipeline += "lpc-strided-copy-to-loops," + gpuLoopPassesPipeline(
-                    "min-parts=2 min-work=2 max-serial=4 min-row=4",
-                    "min-chunk=2") + ",";
+    pipeline += "lpc-strided-copy-to-loops," +
+                (gpuSizes ? gpuLoopPassesPipeline(kGPUSplitOptions)
+                          : gpuLoopPassesPipeline(
+                                "min-parts=2 min-work=2 max-serial=4 min-row=4",
+                                "min-chunk=2")) +
+                ",";
   if (parallelMinWork > 0)
     pipeline += std::string(gpuLoopPasses ? "" : kToParallelLoops) +
                 "lpc-outline-parallel-loops{min-work=" +

@@ -82,7 +82,7 @@ mlir::lpc::gpuCodegenPipeline(StringRef chip, StringRef libdevice) {
       "lpc-strided-copy-to-loops," +
       // Full reductions: up to 2^18 partials (an H200 holds 132 x 2048
       // threads at once).
-      gpuLoopPassesPipeline("max-parts=262144") + ","
+      gpuLoopPassesPipeline(kGPUSplitOptions) + ","
       "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true}),"
       "func.func(gpu-map-parallel-loops),"
       "func.func(convert-parallel-loops-to-gpu),"

@@ -94,6 +94,12 @@ static llvm::cl::opt<bool> gpuLoopPasses(
                    "reductions, single-thread serial code) in the CPU "
                    "lowering: checks their semantics against the reference"),
     llvm::cl::init(false));
+static llvm::cl::opt<bool> gpuSizes(
+    llvm::cl::cat(toolOptions), "gpu-sizes",
+    llvm::cl::desc("with --gpu-loop-passes: split reductions and the "
+                   "embedding gradient at the GPU pipeline's sizes instead "
+                   "of down to the smallest (for models of realistic size)"),
+    llvm::cl::init(false));
 static llvm::cl::opt<bool> printLLVM(
     llvm::cl::cat(toolOptions), "print-llvm-dialect", llvm::cl::desc("print the module before the JIT"),
     llvm::cl::init(false));
@@ -239,6 +245,7 @@ int main(int argc, char **argv) {
     return fail("--parallel-min-work must be >= 0");
   copts.parallelMinWork = parallelMinWork;
   copts.gpuLoopPasses = gpuLoopPasses;
+  copts.gpuSizes = gpuSizes;
   if (printLLVM)
     copts.printLLVMDialect = &llvm::outs();
   auto compiled = cpu::CompiledFunction::compile(*module, stepName, copts);

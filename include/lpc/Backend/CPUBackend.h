@@ -66,6 +66,8 @@ struct CompileOptions {
   /// Also run the GPU pipeline's loop passes (a test of their semantics on
   /// the CPU; see buildCPUCodegenPipeline).
   bool gpuLoopPasses = false;
+  /// With gpuLoopPasses: at the GPU pipeline's sizes, not the smallest.
+  bool gpuSizes = false;
   /// Where compiled objects are cached, keyed on the lowered function, the
   /// host CPU and the codegen version. Unset: $LPC_CACHE_DIR (``off``
   /// disables), else $XDG_CACHE_HOME/lpc, else ~/.cache/lpc. "": no cache.

@@ -32,10 +32,14 @@ namespace lpc {
 /// iterations become lpc_rt_parallel_for calls (lpc-outline-parallel-loops).
 /// With `gpuLoopPasses`, the GPU pipeline's loop passes (lpc-split-reductions,
 /// lpc-parallel-dims-outer, lpc-gpu-serial-kernels) run too: a way to check
-/// their semantics against the reference without a GPU.
+/// their semantics against the reference without a GPU; they split down to
+/// the smallest sizes (so that small test models exercise every case), or
+/// with `gpuSizes` at the GPU pipeline's own sizes.
 void buildCPUCodegenPipeline(OpPassManager &pm, bool profile = false,
                              int64_t parallelMinWork = 65536,
-                             bool gpuLoopPasses = false);
+                             bool gpuLoopPasses = false, bool gpuSizes = false);
+/// The GPU pipeline's lpc-split-reductions options.
+inline constexpr const char *kGPUSplitOptions = "max-parts=262144";
 /// The front end both code generators share, as pipeline text: lpc ->
 /// linalg, elementwise fusion, bufferization with out-params. With
 /// `fp8HardwareCvt`, FP8 conversions stay arith ops for a back end that has
