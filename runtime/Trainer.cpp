@@ -137,7 +137,7 @@ Error Trainer::Impl::load() {
     // the loss NaN at the first step, which would look like a diverging
     // run.
     for (size_t i = 0; i < c->bytes.size(); ++i)
-      if (c->bytes[i] >= model.classes)
+      if (model.classes > 0 && c->bytes[i] >= model.classes)
         return Error::make(
             spec.substr(5) + ": byte " + std::to_string(c->bytes[i]) +
             " at offset " + std::to_string(i) + " is not a token of the model (its " +

@@ -540,6 +540,8 @@ int main(int argc, char **argv) {
   }
   if (auto b = ref::integerInputBound(labelIn.getResult()))
     info.classes = *b;
+  else if (textModel)
+    info.classes = 0; // vocabulary unknown: the text is not checked against it
   for (auto p : fwd.getOps<mlpc::ParamOp>())
     info.params[p.getName().str()] = ref::toRuntimeInit(ref::InitSpec::fromOp(p));
   rt::TrainOptions topt = runOptions();

@@ -102,7 +102,8 @@ struct ModelInfo {
   bool textModel = false;
   std::string featName, labelName, tokenName;
   int64_t features = 0, seqLen = 0;
-  int64_t classes = 10; // synthetic data's classes; a token model's vocabulary
+  // Synthetic data's classes; a token model's vocabulary (0: unknown).
+  int64_t classes = 10;
   std::map<std::string, InitSpec> params; // initializer by parameter name
 };
 
