@@ -165,8 +165,8 @@ struct LpcSplitReductionsPass
       for (int64_t n : ranges)
         total *= n;
       // Partials of partials: few and long (each of at least max-serial),
-      // so that one more level is usually the last; every level is a
-      // kernel launch and a fill.
+      // so that one more level is usually the last (each is a kernel
+      // launch).
       int64_t work = combines.contains(g) ? maxSerial : minWork;
       int64_t cap = std::min<int64_t>(maxParts, total / work);
       unsigned dim = 0;
@@ -400,6 +400,7 @@ struct LpcSplitReductionsPass
     }
     for (Value buf : partials)
       memref::DeallocOp::create(b, loc, buf);
+    combines.erase(g.getOperation());
     g.erase();
   }
 };
