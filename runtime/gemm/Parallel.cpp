@@ -59,10 +59,9 @@ public:
     ctx_ = ctx;
     lo_ = lo;
     n_ = n;
-    chunks_.store(chunks, std::memory_order_relaxed);
     remaining_.store(chunks, std::memory_order_relaxed);
     const uint64_t job = ++job_ & 0xffffffffu;
-    cursor_.store(job << 32, std::memory_order_release);
+    cursor_.store(job << 32 | uint64_t(chunks) << 16, std::memory_order_release);
     {
       // Under the lock: a worker about to sleep sees its ticket or gets the
       // notification.
@@ -91,16 +90,21 @@ private:
   Pool() : owner_(getpid()) {}
 
   /// Runs chunks of `job` until none is left. A chunk is claimed by
-  /// advancing the cursor, tagged with the job so that a late worker
-  /// cannot claim one of the next job by mistake; the job's fields stay
+  /// advancing the cursor, which holds the job, its number of chunks and
+  /// the next chunk in one word: a late worker cannot claim a chunk of
+  /// another job, nor take the next job's chunk count for this one's (with
+  /// a separate count, a worker still draining a finished job could read
+  /// the next job's larger count before run() had published its cursor,
+  /// claim a chunk past the end, and decrement the next job's `remaining_`
+  /// once too often: run() then waited forever). The job's fields stay
   /// valid while any of its chunks is unfinished (run() waits for them).
   void drain(uint64_t job) {
     uint64_t c = cursor_.load(std::memory_order_acquire);
     for (;;) {
       if ((c >> 32) != job)
         return;
-      const int64_t next = static_cast<int64_t>(c & 0xffffffffu);
-      const int64_t chunks = chunks_.load(std::memory_order_relaxed);
+      const int64_t next = static_cast<int64_t>(c & 0xffffu);
+      const int64_t chunks = static_cast<int64_t>((c >> 16) & 0xffffu);
       if (next >= chunks)
         return;
       if (!cursor_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel))
@@ -139,8 +143,7 @@ private:
   std::condition_variable wake_;
   std::vector<std::unique_ptr<Slot>> slots_; // grown under runMutex_
   uint64_t job_ = 0;
-  std::atomic<uint64_t> cursor_{0}; // job << 32 | next chunk
-  std::atomic<int64_t> chunks_{0};
+  std::atomic<uint64_t> cursor_{0}; // job << 32 | chunks << 16 | next chunk
   std::atomic<int64_t> remaining_{0}; // chunks not finished yet
   // The current job, written by run() before the cursor is published.
   lpc_rt_range_fn fn_ = nullptr;
@@ -164,7 +167,7 @@ extern "C" void lpc_rt_parallel_for(lpc_rt_range_fn fn, void *ctx, int64_t lo,
   if (threads <= 1 || inWorker)
     return fn(ctx, lo, hi);
   const int64_t chunks =
-      std::min<int64_t>({most, threads * kChunksPerThread, 0xffffffff});
+      std::min<int64_t>({most, threads * kChunksPerThread, 0xffff});
   if (!Pool::get().run(fn, ctx, lo, n, static_cast<int>(threads), chunks))
     fn(ctx, lo, hi);
 }

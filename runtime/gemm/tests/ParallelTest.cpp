@@ -11,6 +11,8 @@
 #include "lpc/Runtime/Gemm.h"
 
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <mutex>
 #include <set>
@@ -82,9 +84,41 @@ void outer(void *, int64_t b, int64_t e) {
   // From inside a parallel region: inline, one call for the whole range.
   lpc_rt_parallel_for(inner, nullptr, b * 100, e * 100, 1);
 }
+/// Many back-to-back jobs whose chunk counts alternate between 2 and 12:
+/// every index of every job runs exactly once, and the pool never waits
+/// forever (once, a worker still draining a finished job took the next
+/// job's larger chunk count, claimed a chunk past the end and left run()
+/// waiting for a count that had gone below zero).
+void alternatingJobs() {
+  lpc::rt::setGemmThreads(3);
+  std::atomic<bool> finished{false};
+  std::thread watchdog([&] {
+    for (int i = 0; i < 1200 && !finished; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!finished) {
+      std::fprintf(stderr, "FAIL: alternating jobs still running after 120 s "
+                           "(lpc_rt_parallel_for waits forever)\n");
+      std::_Exit(1);
+    }
+  });
+  int bad = 0;
+  for (int job = 0; job < 1000000 && bad < 5; ++job) {
+    int64_t n = job % 2 ? 48 : 2;
+    Record r(0, n);
+    lpc_rt_parallel_for(recordRange, &r, 0, n, 1);
+    for (int64_t i = 0; i < n; ++i)
+      if (r.hits[i] != 1)
+        ++bad;
+  }
+  finished = true;
+  watchdog.join();
+  CHECK(bad == 0, "alternating jobs: %d indices not run exactly once", bad);
+  lpc::rt::setGemmThreads(0);
+}
 } // namespace
 
 int main() {
+  alternatingJobs();
   for (int threads : {1, 2, 3, 5})
     for (auto [lo, hi] : {std::pair<int64_t, int64_t>{0, 1000},
                           {7, 8},
