@@ -146,6 +146,26 @@ step "GEMM benchmark" 90 "$RESULTS/bench.txt" "$CHECK" \
 grep -vE "^(NVIDIA driver|device [0-9]|cuBLASLt:)" "$RESULTS/bench.txt" | tee -a "$SUMMARY"
 
 RUN=$BUILD/bin/lpc-run
+# same_losses REF GPU PRECISION FIRST LAST WHAT: the GPU log has the train
+# losses of steps FIRST..LAST and no others, each within the precision's
+# tolerance of the CPU's (REF) for the same step.
+same_losses() {
+  python3 - "$@" <<'PY' | tee -a "$SUMMARY"
+import json, sys
+ref, gpu, p, first, last, what = sys.argv[1:]
+load = lambda f: {r["step"]: r["loss"] for r in map(json.loads, open(f))
+                  if "step" in r and "loss" in r}
+a, b = load(ref), load(gpu)
+steps = list(range(int(first), int(last) + 1))
+tol = 2e-3 if p == "no" else 3e-2  # summation order; bf16/fp16/fp8 rounding
+ok = sorted(b) == steps and all(s in a for s in steps)
+worst = max(abs(a[s] - b[s]) / max(abs(a[s]), 1e-6) for s in steps) if ok else float("inf")
+ok = ok and worst <= tol
+print(f"  mlp {p}: {what}, largest relative difference to the CPU "
+      f"{worst:.2e} (tolerance {tol:g}): {'ok' if ok else 'FAIL'}")
+sys.exit(0 if ok else 1)
+PY
+}
 if [ -d "$ART" ]; then
   # The MLP's first 20 steps (synthetic data, seed 0) against the CPU's.
   for p in no bf16 fp16 fp8; do
@@ -153,18 +173,8 @@ if [ -d "$ART" ]; then
     step "mlp $p: 20 steps vs the CPU" 40 "$RESULTS/mlp-$p-ref.log" \
       "$RUN" "$ART/mlp-$p.json" --device=cuda --data=synthetic --steps=20 \
       --eval-batches=1 --log="$RESULTS/gpu-mlp-$p.jsonl" || { STATUS=1; continue; }
-    python3 - "$ART/ref-mlp-$p.jsonl" "$RESULTS/gpu-mlp-$p.jsonl" "$p" <<'PY' | tee -a "$SUMMARY" || STATUS=1
-import json, sys
-ref, gpu, p = sys.argv[1:]
-load = lambda f: [r["loss"] for r in map(json.loads, open(f)) if "step" in r]
-a, b = load(ref), load(gpu)
-tol = 2e-3 if p == "no" else 3e-2  # summation order; bf16/fp16/fp8 rounding
-worst = max(abs(x - y) / max(abs(x), 1e-6) for x, y in zip(a, b))
-ok = len(a) == len(b) == 20 and worst <= tol
-print(f"  mlp {p}: 20 losses, largest relative difference to the CPU "
-      f"{worst:.2e} (tolerance {tol:g}): {'ok' if ok else 'FAIL'}")
-sys.exit(0 if ok else 1)
-PY
+    same_losses "$ART/ref-mlp-$p.jsonl" "$RESULTS/gpu-mlp-$p.jsonl" $p 1 20 \
+      "20 losses" || STATUS=1
   done
   # A checkpoint the CPU wrote after step 10 resumes on the GPU: steps 11-20
   # against the CPU's. The GPU's own checkpoint after step 20 goes to the
@@ -176,20 +186,8 @@ PY
       --eval-batches=1 --resume="$ART/ckpt-mlp-$p/latest.safetensors" \
       --checkpoint-dir="$RESULTS/gpu-ckpt-mlp-$p" --checkpoint-every=20 \
       --log="$RESULTS/gpu-mlp-$p-resumed.jsonl" || { STATUS=1; continue; }
-    python3 - "$ART/ref-mlp-$p.jsonl" "$RESULTS/gpu-mlp-$p-resumed.jsonl" "$p" <<'PY' | tee -a "$SUMMARY" || STATUS=1
-import json, sys
-ref, gpu, p = sys.argv[1:]
-load = lambda f: {r["step"]: r["loss"] for r in map(json.loads, open(f)) if "step" in r}
-a, b = load(ref), load(gpu)
-steps = list(range(11, 21))
-tol = 2e-3 if p == "no" else 3e-2
-ok = all(s in a and s in b for s in steps) and 10 not in b
-worst = max(abs(a[s] - b[s]) / max(abs(a[s]), 1e-6) for s in steps) if ok else float("inf")
-ok = ok and worst <= tol
-print(f"  mlp {p}: resumed from the CPU at step 10, steps 11-20 differ from the CPU's by "
-      f"{worst:.2e} at most (tolerance {tol:g}): {'ok' if ok else 'FAIL'}")
-sys.exit(0 if ok else 1)
-PY
+    same_losses "$ART/ref-mlp-$p.jsonl" "$RESULTS/gpu-mlp-$p-resumed.jsonl" $p 11 20 \
+      "resumed from the CPU at step 10, steps 11-20" || STATUS=1
   done
   # One Fashion-MNIST epoch per precision: accuracy and step time.
   for p in no bf16 fp16 fp8; do

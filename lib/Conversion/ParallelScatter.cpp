@@ -102,7 +102,8 @@ struct LpcParallelScatterPass
             return outer->isAncestor(v.getParentRegion()->getParentOp());
           }))
         continue;
-      int64_t parts = chunks(outer, inner);
+      std::optional<Accumulate> acc = accumulateOf(inner);
+      int64_t parts = acc ? chunks(outer, inner, *acc) : 1;
       Location loc = outer.getLoc();
       rewriter.setInsertionPoint(outer);
       Value partial, p;
@@ -110,10 +111,8 @@ struct LpcParallelScatterPass
       auto cst = [&](int64_t v) -> Value {
         return arith::ConstantIndexOp::create(rewriter, loc, v);
       };
-      std::optional<Accumulate> acc;
       int64_t vocab = 0, dim = 0, chunk = 0;
       if (parts > 1) {
-        acc = accumulateOf(inner);
         auto mt = cast<MemRefType>(acc->table.getType());
         vocab = mt.getDimSize(0), dim = mt.getDimSize(1);
         chunk = *getConstantIntValue(outer.getUpperBound()) / parts;
@@ -198,19 +197,18 @@ struct LpcParallelScatterPass
 
   /// Into how many chunks of tokens to split (1: none): a power of two up
   /// to max-parts dividing the token count, chunks of at least min-chunk
-  /// tokens, partial tables within max-partial-bytes; only for an addition
-  /// into a static f32 table over all its columns.
-  int64_t chunks(scf::ForOp outer, scf::ForOp inner) {
-    std::optional<Accumulate> acc = accumulateOf(inner);
+  /// tokens, partial tables within max-partial-bytes; only when the inner
+  /// loop covers all of the table's columns.
+  int64_t chunks(scf::ForOp outer, scf::ForOp inner, const Accumulate &acc) {
     std::optional<int64_t> lo = getConstantIntValue(outer.getLowerBound()),
                            n = getConstantIntValue(outer.getUpperBound()),
                            st = getConstantIntValue(outer.getStep()),
                            jlo = getConstantIntValue(inner.getLowerBound()),
                            jn = getConstantIntValue(inner.getUpperBound()),
                            jst = getConstantIntValue(inner.getStep());
-    if (!acc || lo != 0 || st != 1 || !n || jlo != 0 || jst != 1 || !jn)
+    if (lo != 0 || st != 1 || !n || jlo != 0 || jst != 1 || !jn)
       return 1;
-    auto mt = cast<MemRefType>(acc->table.getType());
+    auto mt = cast<MemRefType>(acc.table.getType());
     if (*jn != mt.getDimSize(1))
       return 1;
     int64_t bytes = mt.getNumElements() * 4, parts = 1;
