@@ -51,7 +51,7 @@ std::string mlir::lpc::gpuLoopPassesPipeline(llvm::StringRef splitOptions,
   return "func.func(lpc-split-reductions{" + splitOptions.str() +
          "},lpc-parallel-dims-outer,convert-linalg-to-parallel-loops,"
          "lpc-parallel-scatter{" + scatterOptions.str() + "},"
-         "lpc-promote-accumulators,"
+         "lpc-promote-accumulators,lpc-widen-parallel-loops,"
          "lpc-collapse-parallel-loops,lpc-gpu-serial-kernels)";
 }
 
@@ -97,7 +97,7 @@ mlir::lpc::gpuCodegenPipeline(StringRef chip, StringRef libdevice) {
       "gpu.module(" + (fp8Cvt ? "lpc-fp8-to-nvvm," : "") +
       "lower-affine,convert-scf-to-cf,arith-expand{include-bf16=true},"
       "lpc-math-approximation,convert-gpu-to-nvvm,convert-math-to-llvm,"
-      "convert-arith-to-llvm,convert-index-to-llvm,"
+      "convert-arith-to-llvm,convert-index-to-llvm,lpc-align-kernel-args,"
       "reconcile-unrealized-casts,canonicalize),"
       "gpu-module-to-binary{format=isa},"
       // Launch sizes and scalar arguments fold to constants on the host.

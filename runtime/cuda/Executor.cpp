@@ -175,10 +175,16 @@ Error CudaFunction::run(const std::vector<CUdeviceptr> &args,
        {std::tuple<const char *, const std::vector<CUdeviceptr> *,
                    const std::vector<ArtifactSlot> *>{"arg", &args, &function_.args},
         {"result", &results, &function_.results}})
-    for (size_t i = 0; i < ptrs->size(); ++i)
+    for (size_t i = 0; i < ptrs->size(); ++i) {
       if (!(*ptrs)[i] && (*slots)[i].byteSize())
         return Error::make(where + ": " + kind + " " + std::to_string(i) +
                            " is a null pointer");
+      // The kernels are compiled for 16-byte aligned bases (vector loads).
+      if ((*ptrs)[i] % kArtifactPointerAlign)
+        return Error::make(where + ": " + kind + " " + std::to_string(i) +
+                           " is not " + std::to_string(kArtifactPointerAlign) +
+                           "-byte aligned");
+    }
   lastArgs_ = args;
   lastResults_ = results;
   ran_ = true;

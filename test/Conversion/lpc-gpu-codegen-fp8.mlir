@@ -3,7 +3,9 @@
 // with selects where lpc's casts differ from them; sm_80 keeps the CPU's
 // integer code. Every kernel assembles with ptxas and calls nothing
 // external. Inputs/fp8_cvt_model.py (lpc-fp8-to-nvvm-model.test) checks
-// the selects' logic against ml_dtypes.
+// the selects' logic against ml_dtypes. The tensors have an odd size so
+// that lpc-widen-parallel-loops leaves one element per thread and the
+// sequences below stay in order (widened, LLVM interleaves the copies).
 // RUN: lpc-opt %s --lpc-gpu-codegen -o %t.sm90.mlir
 // RUN: %python %S/Inputs/check_ptx.py %t.sm90.mlir %ptxas sm_90 --print-ptx | FileCheck %s --check-prefix=PTX90
 // RUN: lpc-opt %s --lpc-gpu-codegen="chip=sm_89" -o %t.sm89.mlir
@@ -61,33 +63,33 @@
 // PTX80-NOT: e5m2x2
 // PTX80: assembled 7 kernels for sm_80
 
-func.func @cast_e4m3(%x: tensor<1024xf32>) -> tensor<1024xf8E4M3FN> {
-  %y = lpc.cast %x : tensor<1024xf32> to tensor<1024xf8E4M3FN>
-  return %y : tensor<1024xf8E4M3FN>
+func.func @cast_e4m3(%x: tensor<1023xf32>) -> tensor<1023xf8E4M3FN> {
+  %y = lpc.cast %x : tensor<1023xf32> to tensor<1023xf8E4M3FN>
+  return %y : tensor<1023xf8E4M3FN>
 }
 
-func.func @cast_e5m2(%x: tensor<1024xf32>) -> tensor<1024xf8E5M2> {
-  %y = lpc.cast %x : tensor<1024xf32> to tensor<1024xf8E5M2>
-  return %y : tensor<1024xf8E5M2>
+func.func @cast_e5m2(%x: tensor<1023xf32>) -> tensor<1023xf8E5M2> {
+  %y = lpc.cast %x : tensor<1023xf32> to tensor<1023xf8E5M2>
+  return %y : tensor<1023xf8E5M2>
 }
 
-func.func @cast_sat_e4m3(%x: tensor<1024xf32>) -> tensor<1024xf8E4M3FN> {
-  %y = lpc.cast %x {saturate} : tensor<1024xf32> to tensor<1024xf8E4M3FN>
-  return %y : tensor<1024xf8E4M3FN>
+func.func @cast_sat_e4m3(%x: tensor<1023xf32>) -> tensor<1023xf8E4M3FN> {
+  %y = lpc.cast %x {saturate} : tensor<1023xf32> to tensor<1023xf8E4M3FN>
+  return %y : tensor<1023xf8E4M3FN>
 }
 
-func.func @quantize(%x: tensor<1024xf32>, %s: tensor<f32>) -> (tensor<1024xf8E4M3FN>, tensor<1024xf8E5M2>) {
-  %a = lpc.quantize %x, %s : tensor<1024xf32> to tensor<1024xf8E4M3FN>
-  %b = lpc.quantize %x, %s : tensor<1024xf32> to tensor<1024xf8E5M2>
-  return %a, %b : tensor<1024xf8E4M3FN>, tensor<1024xf8E5M2>
+func.func @quantize(%x: tensor<1023xf32>, %s: tensor<f32>) -> (tensor<1023xf8E4M3FN>, tensor<1023xf8E5M2>) {
+  %a = lpc.quantize %x, %s : tensor<1023xf32> to tensor<1023xf8E4M3FN>
+  %b = lpc.quantize %x, %s : tensor<1023xf32> to tensor<1023xf8E5M2>
+  return %a, %b : tensor<1023xf8E4M3FN>, tensor<1023xf8E5M2>
 }
 
-func.func @dequantize(%q: tensor<1024xf8E4M3FN>, %s: tensor<f32>) -> tensor<1024xf32> {
-  %y = lpc.dequantize %q, %s : tensor<1024xf8E4M3FN> to tensor<1024xf32>
-  return %y : tensor<1024xf32>
+func.func @dequantize(%q: tensor<1023xf8E4M3FN>, %s: tensor<f32>) -> tensor<1023xf32> {
+  %y = lpc.dequantize %q, %s : tensor<1023xf8E4M3FN> to tensor<1023xf32>
+  return %y : tensor<1023xf32>
 }
 
-func.func @cast_from_e5m2(%q: tensor<1024xf8E5M2>) -> tensor<1024xf32> {
-  %y = lpc.cast %q : tensor<1024xf8E5M2> to tensor<1024xf32>
-  return %y : tensor<1024xf32>
+func.func @cast_from_e5m2(%q: tensor<1023xf8E5M2>) -> tensor<1023xf32> {
+  %y = lpc.cast %q : tensor<1023xf8E5M2> to tensor<1023xf32>
+  return %y : tensor<1023xf32>
 }

@@ -273,6 +273,47 @@ def LpcPromoteAccumulators : Pass<"lpc-promote-accumulators"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def LpcAlignKernelArgs : Pass<"lpc-align-kernel-args"> {
+  let summary = "Marks the pointer parameters of GPU kernels (llvm.func "
+                "with gpu.kernel) as aligned to `bytes`";
+  let description = [{
+    Every pointer a CUDA artifact passes to a kernel is the base of an
+    argument, a result or the arena, which the runtime guarantees to be
+    16-byte aligned (docs/cuda-artifact.md). With `llvm.align` on those
+    parameters LLVM can prove neighbouring accesses aligned and vectorize
+    them (see lpc-widen-parallel-loops).
+  }];
+  let options = [
+    Option<"bytes", "bytes", "int64_t", "16",
+           "alignment of every pointer parameter (a power of two)">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def LpcWidenParallelLoops : Pass<"lpc-widen-parallel-loops"> {
+  let summary = "Gives each iteration of an elementwise scf.parallel V "
+                "neighbouring elements, loads first (GPU: 16-byte accesses)";
+  let description = [{
+    Each outermost scf.parallel whose body has no nested regions, touches
+    memory only through memref.load and memref.store, and loads nothing
+    after its first store, takes V neighbouring iterations of its innermost
+    dimension (from 0 by 1) per iteration: V is `bytes` divided by the
+    narrowest element type accessed with the innermost induction variable
+    as the last index, halved until it divides the dimension. Each op of
+    the body is copied V times in a row, the stores after everything else,
+    so that accesses to neighbouring addresses sit next to each other for
+    LLVM's load/store vectorizer. Moving later copies' loads above earlier
+    copies' stores relies on the iterations of an scf.parallel being
+    independent.
+  }];
+  let options = [
+    Option<"bytes", "bytes", "int64_t", "16",
+           "bytes of the narrowest element type per iteration">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def LpcCollapseParallelLoops : Pass<"lpc-collapse-parallel-loops"> {
   let summary = "Collapses each outermost multi-dimensional scf.parallel "
                 "into one dimension (for the GPU's thread mapping)";

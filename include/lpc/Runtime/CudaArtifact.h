@@ -46,6 +46,10 @@ namespace cuda {
 
 /// The format version this runtime reads.
 inline constexpr int kArtifactVersion = 1;
+/// Every argument and result a function runs on starts at a multiple of
+/// this many bytes: the compiler's kernels assume it (lpc-align-kernel-args)
+/// and CudaFunction::run checks it. (Device allocations are 256-aligned.)
+inline constexpr uint64_t kArtifactPointerAlign = 16;
 
 /// One argument or result: a contiguous row-major tensor.
 /// An argument or result (the trainer's Slot; its byteSize() is SIZE_MAX

@@ -432,6 +432,9 @@ TEST(cuda_executor, runs_the_toy_artifact) {
       outs.push_back(device.allocate(s.byteSize()).take());
       outPtrs.push_back(outs.back().get());
     }
+    // The kernels assume 16-byte aligned bases (vector accesses).
+    CHECK_ERR(f.run({w->get() + 4, w->get()}, outPtrs),
+              "toy.json: function 'toy_step': arg 0 is not 16-byte aligned");
     CHECK_ERR(f.run({CUdeviceptr(0x10), w->get()}, outPtrs),
               "toy.json: function 'toy_step', op 0 (launch lpc_fake_affine_2d): cuLaunchKernel "
               "failed: CUDA_ERROR_ILLEGAL_ADDRESS (fake: lpc_fake_affine_2d param 0: pointer "

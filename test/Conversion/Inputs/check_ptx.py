@@ -3,7 +3,8 @@
 {format=isa}) and assembles each with ptxas for an architecture.
 
 usage: check_ptx.py MODULE.mlir PTXAS ARCH [--print-ptx]
-Prints one line per module (name, .entry count, .extern count), with
+Prints one line per module (name, .entry count, .extern count, global
+loads and stores that are vector / scalar instructions), with
 --print-ptx its PTX after it, and "assembled N kernels for ARCH" (N: the
 .entry directives of all modules); exits 1 if ptxas rejects one.
 """
@@ -27,8 +28,12 @@ def main():
         ptx = ptx.replace('\\"', '"').replace("\\\\", "\\")
         target = re.search(r"\.target (\S+)", ptx).group(1)
         kernels += ptx.count(".entry")
+        # Global loads and stores, vector ones (ld.global.v4.b32) apart.
+        access = re.findall(r"\b(?:ld|st)\.global(?:\.nc)?(\.v[248])?\.", ptx)
+        vector = sum(1 for v in access if v)
         print(f"{name}: {ptx.count('.entry')} entry, {ptx.count('.extern')} extern, "
-              f"target {target}")
+              f"target {target}, {vector} vector and {len(access) - vector} "
+              f"scalar global accesses")
         if print_ptx:
             print(ptx)
         with tempfile.NamedTemporaryFile("w", suffix=".ptx") as f:
