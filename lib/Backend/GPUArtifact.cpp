@@ -284,31 +284,39 @@ llvm::Expected<json::Object> FunctionWriter::gemm(func::CallOp op) {
       {"lpc_rt_gemm_f8e4m3_f8e5m2", "F8_E4M3", "F8_E5M2", "F32"},
       {"lpc_rt_gemm_f8e5m2_f8e4m3", "F8_E5M2", "F8_E4M3", "F32"},
   };
+  // FP8 GEMMs that dequantize (lpc-gemm-to-calls): "<kind>_scaled" takes
+  // the A and B scale buffers after C, "<kind>_scaled_bf16" writes C in bf16.
+  StringRef callee = op.getCallee();
+  bool bf16C = false;
+  bool scaled = callee.starts_with("lpc_rt_gemm_f8") &&
+                ((bf16C = callee.consume_back("_scaled_bf16")) ||
+                 callee.consume_back("_scaled"));
   const Kind *kind = nullptr;
   for (const Kind &k : kinds)
-    if (op.getCallee() == k.callee)
+    if (callee == k.callee)
       kind = &k;
-  if (!kind || op.getNumOperands() != 6)
+  if (!kind || op.getNumOperands() != (scaled ? 8u : 6u))
     return fail(op, "a call to @" + op.getCallee() +
                         ", which is not a GEMM of the artifact");
   json::Object o{{"op", "gemm"},
                  {"a_type", kind->a},
                  {"b_type", kind->b},
-                 {"c_type", kind->c}};
-  const char *viewKeys[] = {"a", "b", "c"};
-  for (int i = 0; i < 3; ++i) {
+                 {"c_type", bf16C ? "BF16" : kind->c}};
+  const char *viewKeys[] = {"a", "b", "c", "a_scale", "b_scale"};
+  for (int i = 0; i < (scaled ? 5 : 3); ++i) {
     auto v = view(op.getOperand(i), op);
     if (!v)
       return v.takeError();
     o[viewKeys[i]] = std::move(*v);
   }
+  unsigned flags = scaled ? 5 : 3;
   if (tf32 && StringRef(kind->a) == "F32")
     o["tf32"] = true;
   if (op->hasAttr("lpc_fast_accum") && StringRef(kind->a).starts_with("F8"))
     o["fast_accum"] = true;
   const char *flagKeys[] = {"trans_a", "trans_b", "broadcast_b"};
   for (int i = 0; i < 3; ++i) {
-    std::optional<int64_t> c = getConstantIntValue(op.getOperand(3 + i));
+    std::optional<int64_t> c = getConstantIntValue(op.getOperand(flags + i));
     if (!c)
       return fail(op, "GEMM flags must be constants");
     o[flagKeys[i]] = *c != 0;
@@ -489,7 +497,7 @@ mlir::lpc::gpu::compileArtifact(ModuleOp module, ArrayRef<std::string> names,
     functions.push_back(std::move(*entry));
   }
   json::Object root{{"format", "lpc-cuda-artifact"},
-                    {"version", 1},
+                    {"version", 2},
                     {"chip", options.chip},
                     {"producer", "lpc (LLVM " LLVM_VERSION_STRING ")"},
                     {"functions", std::move(functions)}};

@@ -212,6 +212,186 @@ void storeIntoCopyTarget(func::CallOp call, unsigned cIndex,
     cb.getDefiningOp()->erase();
 }
 
+/// Whether `op` (between a GEMM and its consumer) may write the buffer
+/// `root`: loads and linalg ops that only read it do not.
+bool mayWrite(Operation *op, Value root) {
+  if (!touches(op, root) || isa<memref::LoadOp>(op))
+    return false;
+  auto l = dyn_cast<linalg::LinalgOp>(op);
+  if (!l || !l.hasPureBufferSemantics())
+    return true;
+  return llvm::any_of(l.getDpsInits(),
+                      [&](Value v) { return rootBuffer(v) == root; });
+}
+
+/// The dequantization of an FP8 GEMM's f32 accumulator `c` in its one
+/// consumer (lpc-to-linalg's scaled_matmul epilogue, maybe fused with what
+/// follows): the consumer's element of c is used once, by `c * (x * y)`,
+/// x and y loaded from rank-0 f32 buffers (lhs and rhs scale inverses).
+/// cuBLASLt then applies them itself (A/B scale pointers), reading the
+/// buffers when the GEMM runs: where one is written between its load and
+/// the GEMM (bufferization reuses 0-d buffers for values of different
+/// times), the value loaded is stored into a buffer of its own first.
+struct Dequantization {
+  arith::MulFOp mul;           // c * s, in the consumer's body
+  BlockArgument element;       // c's element there
+  Value scales[2];             // memref<f32>: lhs, rhs
+  memref::LoadOp loads[2];     // where the consumer got them
+  bool ownBuffer[2] = {false, false};
+  explicit operator bool() const { return bool(mul); }
+};
+
+Dequantization matchDequantization(linalg::GenericOp gemm, Value c) {
+  // The consumer: the first op after the GEMM to touch C's buffer, reading
+  // C as one input and maybe overwriting it in place (its old value
+  // unread). Nothing else may read C until it is overwritten: that would
+  // get the accumulator, which is now scaled.
+  Value root = rootBuffer(c);
+  linalg::GenericOp consumer;
+  for (Operation *op = gemm->getNextNode(); op && !consumer;
+       op = op->getNextNode()) {
+    if (!touches(op, root))
+      continue;
+    consumer = dyn_cast<linalg::GenericOp>(op);
+    if (!consumer || !consumer.hasPureBufferSemantics())
+      return {};
+  }
+  if (!consumer)
+    return {};
+  BlockArgument element;
+  bool overwrites = false;
+  for (OpOperand &in : consumer->getOpOperands()) {
+    if (rootBuffer(in.get()) != root)
+      continue;
+    if (in.get() != c)
+      return {}; // another view of C's buffer
+    BlockArgument arg = consumer.getMatchingBlockArgument(&in);
+    if (!consumer.isDpsInput(&in)) {
+      if (!arg.use_empty())
+        return {};
+      overwrites = consumer.getMatchingIndexingMap(&in).isIdentity() &&
+                   consumer.getNumReductionLoops() == 0;
+      continue;
+    }
+    if (element)
+      return {};
+    element = arg;
+  }
+  // Until something overwrites C (or frees it), nothing may read it.
+  for (Operation *op = consumer->getNextNode(); op && !overwrites;
+       op = op->getNextNode()) {
+    if (!touches(op, root))
+      continue;
+    if (isa<memref::DeallocOp>(op))
+      break;
+    auto g = dyn_cast<linalg::GenericOp>(op);
+    if (!g || !g.hasPureBufferSemantics() || g.getNumReductionLoops() != 0)
+      return {};
+    for (OpOperand &o : g->getOpOperands())
+      if (rootBuffer(o.get()) == root &&
+          (g.isDpsInput(&o) || o.get() != c ||
+           !g.getMatchingIndexingMap(&o).isIdentity() ||
+           !g.getMatchingBlockArgument(&o).use_empty()))
+        return {};
+    overwrites = true;
+  }
+  if (!element || !element.hasOneUse())
+    return {};
+  auto mul = dyn_cast<arith::MulFOp>(*element.getUsers().begin());
+  if (!mul || mul.getFastmathAttr().getValue() != arith::FastMathFlags::none)
+    return {};
+  Value other = mul.getLhs() == element ? mul.getRhs() : mul.getLhs();
+  auto scales = other.getDefiningOp<arith::MulFOp>();
+  if (!scales)
+    return {};
+  Dequantization d;
+  d.mul = mul;
+  d.element = element;
+  Value src[] = {scales.getLhs(), scales.getRhs()};
+  for (int i = 0; i < 2; ++i) {
+    auto load = src[i].getDefiningOp<memref::LoadOp>();
+    if (!load)
+      return {};
+    Value m = load.getMemRef();
+    auto t = cast<MemRefType>(m.getType());
+    if (t.getRank() != 0 || !t.getElementType().isF32() ||
+        !t.getLayout().isIdentity())
+      return {};
+    // The GEMM call reads it where the GEMM is.
+    if (Operation *def = m.getDefiningOp();
+        def && (def->getBlock() != gemm->getBlock() ||
+                !def->isBeforeInBlock(gemm)))
+      return {};
+    if (auto arg = dyn_cast<BlockArgument>(m);
+        arg && arg.getOwner() != gemm->getBlock())
+      return {};
+    // Does it hold at the GEMM what the consumer got from it?
+    if (load->getBlock() != gemm->getBlock())
+      return {};
+    bool before = load->isBeforeInBlock(gemm);
+    Operation *from = before ? load : gemm, *to = before ? gemm : load;
+    Value root = rootBuffer(m);
+    for (Operation *op = from->getNextNode(); op != to; op = op->getNextNode())
+      if (mayWrite(op, root)) {
+        if (!before)
+          return {}; // a value written after the GEMM
+        d.ownBuffer[i] = true;
+        break;
+      }
+    d.scales[i] = m;
+    d.loads[i] = load;
+  }
+  return d;
+}
+
+/// The scale buffers for the GEMM call: those written since their load
+/// copied into new buffers right after it (freed after `call`).
+void materializeScales(Dequantization &d, OpBuilder &b) {
+  for (int i = 0; i < 2; ++i) {
+    if (!d.ownBuffer[i])
+      continue;
+    if (i == 1 && d.loads[1] == d.loads[0]) { // x * x
+      d.scales[1] = d.scales[0];
+      continue;
+    }
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfter(d.loads[i]);
+    Location loc = d.loads[i].getLoc();
+    Value own = memref::AllocOp::create(
+        b, loc, MemRefType::get({}, b.getF32Type()), b.getI64IntegerAttr(64));
+    memref::StoreOp::create(b, loc, d.loads[i].getResult(), own);
+    d.scales[i] = own;
+  }
+}
+
+void freeOwnScales(const Dequantization &d, func::CallOp call) {
+  OpBuilder b(call->getContext());
+  b.setInsertionPointAfter(call);
+  for (int i = 0; i < 2; ++i)
+    if (d.ownBuffer[i] && !(i == 1 && d.scales[1] == d.scales[0]))
+      memref::DeallocOp::create(b, call.getLoc(), d.scales[i]);
+}
+
+/// Drops the dequantization from the consumer's body (the GEMM does it now)
+/// and whatever only it used.
+void dropDequantization(Dequantization &d) {
+  auto scales = d.mul.getLhs() == d.element
+                    ? d.mul.getRhs().getDefiningOp<arith::MulFOp>()
+                    : d.mul.getLhs().getDefiningOp<arith::MulFOp>();
+  d.mul.getResult().replaceAllUsesWith(d.element);
+  d.mul.erase();
+  if (!scales.getResult().use_empty())
+    return;
+  Operation *loads[] = {scales.getLhs().getDefiningOp(),
+                        scales.getRhs().getDefiningOp()};
+  if (loads[1] == loads[0]) // x * x
+    loads[1] = nullptr;
+  scales.erase();
+  for (Operation *l : loads)
+    if (l && l->use_empty())
+      l->erase();
+}
+
 /// The FP8 GEMM entry point for element types `a` x `b`, or "".
 StringRef fp8Callee(Type a, Type b) {
   bool a4 = isa<Float8E4M3FNType>(a), a5 = isa<Float8E5M2Type>(a);
@@ -302,15 +482,30 @@ struct LpcGemmToCallsPass
       Value a3 = view3d(b, loc, a), w3 = view3d(b, loc, w);
       if (!a3 || !w3)
         continue; // non-contiguous operand: the loop nest is still right
-      // A bf16 GEMM whose f32 result is only rounded to bf16 stores bf16
-      // itself: the library rounds the same way (to nearest even; only its
-      // subnormal results, below 2^-126, flush to zero), and C takes half
-      // the bytes to write and to read back.
+      auto ct3 = cast<MemRefType>(c.getType());
+      if (!ct3.getLayout().isIdentity() || !ct3.hasStaticShape() ||
+          ct3.getRank() < 2)
+        continue; // C not contiguous: nothing has changed yet
+      std::string name = callee.str();
+      // An FP8 GEMM applies the dequantization (the operands' scale
+      // inverses) itself, as cuBLASLt's A/B scale pointers.
+      Dequantization deq;
+      if (callee.starts_with("lpc_rt_gemm_f8") &&
+          (deq = matchDequantization(g, c))) {
+        materializeScales(deq, b);
+        dropDequantization(deq);
+        name += "_scaled";
+      }
+      // A bf16 GEMM (or a dequantized FP8 one) whose f32 result is only
+      // rounded to bf16 stores bf16 itself: the library rounds the same
+      // way (to nearest even; only cuBLASLt's subnormal results, below
+      // 2^-126, flush to zero), and C takes half the bytes to write and
+      // to read back.
       linalg::GenericOp roundOnly;
       Value cf32 = c;
-      if (callee == "lpc_rt_gemm_bf16" &&
+      if ((name == "lpc_rt_gemm_bf16" || deq) &&
           (roundOnly = bf16OnlyConsumer(g, c, init))) {
-        callee = "lpc_rt_gemm_bf16_bf16";
+        name = deq ? name + "_bf16" : "lpc_rt_gemm_bf16_bf16";
         auto alloc = c.getDefiningOp<memref::AllocOp>();
         OpBuilder ab(alloc);
         auto bt = cast<MemRefType>(cast<MemRefType>(c.getType()).clone(
@@ -318,27 +513,27 @@ struct LpcGemmToCallsPass
         c = memref::AllocOp::create(ab, alloc.getLoc(), bt,
                                     alloc.getAlignmentAttr());
       }
-      Value c3 = view3d(b, loc, c);
-      if (!c3)
-        continue; // C not contiguous (never a new bf16 buffer)
-      auto fn = module.lookupSymbol<func::FuncOp>(callee);
-      if (!fn) {
-        OpBuilder mb(module.getBodyRegion());
-        SmallVector<Type> args{a3.getType(), w3.getType(), c3.getType(),
-                               mb.getI64Type(), mb.getI64Type(),
-                               mb.getI64Type()};
-        fn = func::FuncOp::create(mb, module.getLoc(), callee,
-                                  mb.getFunctionType(args, {}));
-        fn.setPrivate();
-        fn->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
-      }
+      Value c3 = view3d(b, loc, c); // (contiguous, checked above)
+      SmallVector<Value> operands{a3, w3, c3};
+      if (deq)
+        operands.append({deq.scales[0], deq.scales[1]});
       auto i64 = [&](int64_t v) -> Value {
         return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
       };
       bool broadcastB = wRank == 2 && aRank > 2;
-      auto call = func::CallOp::create(
-          b, loc, fn,
-          ValueRange{a3, w3, c3, i64(transA), i64(transB), i64(broadcastB)});
+      operands.append({i64(transA), i64(transB), i64(broadcastB)});
+      auto fn = module.lookupSymbol<func::FuncOp>(name);
+      if (!fn) {
+        OpBuilder mb(module.getBodyRegion());
+        fn = func::FuncOp::create(
+            mb, module.getLoc(), name,
+            mb.getFunctionType(ValueRange(operands).getTypes(), {}));
+        fn.setPrivate();
+        fn->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
+      }
+      auto call = func::CallOp::create(b, loc, fn, operands);
+      if (deq)
+        freeOwnScales(deq, call);
       if (g->hasAttr("lpc_fast_accum"))
         call->setAttr("lpc_fast_accum", b.getUnitAttr());
       if (init)

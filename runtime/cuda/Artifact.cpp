@@ -480,6 +480,13 @@ public:
       for (auto [key, view] : {std::pair<const char *, View *>{"a", &g.a}, {"b", &g.b}, {"c", &g.c}})
         if (Error e = viewMember(v, key, here, *view))
           return e;
+      for (auto [key, view] : {std::pair<const char *, std::optional<View> *>{"a_scale", &g.aScale},
+                               {"b_scale", &g.bScale}})
+        if (v.find(key)) {
+          view->emplace();
+          if (Error e = viewMember(v, key, here, **view))
+            return e;
+        }
       for (auto [key, type] : {std::pair<const char *, DType *>{"a_type", &g.aType},
                                {"b_type", &g.bType},
                                {"c_type", &g.cType}})
@@ -792,6 +799,20 @@ public:
     // than at the first run.
     if (Error e = validateGemm(d))
       return fail(where, e.message());
+    if (g.aScale.has_value() != g.bScale.has_value())
+      return fail(where, "a_scale and b_scale come together");
+    if (g.aScale && !d.isFP8())
+      return fail(where, "scales apply to FP8 GEMMs only");
+    for (auto [name, s] : {std::pair<const char *, const std::optional<View> *>{"a_scale", &g.aScale},
+                           {"b_scale", &g.bScale}}) {
+      if (!*s)
+        continue;
+      std::string here = where + ": " + name;
+      if (Error e = view(**s, here))
+        return e;
+      if (!(*s)->sizes.empty() || (*s)->elemBytes != 4)
+        return fail(here, "a scale is a rank-0 F32 view (sizes [], elem_bytes 4)");
+    }
     return Error::success();
   }
 

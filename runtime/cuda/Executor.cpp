@@ -144,6 +144,8 @@ Error CudaFunction::queueOps(const std::vector<CUdeviceptr> &args,
       o.a = address(g->a);
       o.b = address(g->b);
       o.c = address(g->c);
+      if (g->aScale)
+        o.aScale = address(*g->aScale), o.bScale = address(*g->bScale);
       e = gemm_(g->desc(), o);
     } else {
       const CopyOp &c = *std::get_if<CopyOp>(&op);

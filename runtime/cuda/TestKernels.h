@@ -145,7 +145,7 @@ inline constexpr const char kFakeRampPtx[] = R"ptx(//
 inline std::string testArtifactJson() {
   std::string text = R"json({
   "format": "lpc-cuda-artifact",
-  "version": 1,
+  "version": 2,
   "chip": "sm_90",
   "producer": "hand-written (runtime/cuda/TestKernels.h)",
   "functions": [{

@@ -634,7 +634,7 @@ int checkArtifact(const std::string &path) {
       } else if (const GemmOp *g = std::get_if<GemmOp>(&op)) {
         ++gemms;
         std::string t = std::string(dtypeName(g->aType)) + "x" + dtypeName(g->bType) + "->" +
-                        dtypeName(g->cType);
+                        dtypeName(g->cType) + (g->aScale ? " scaled" : "");
         ++gemmTypes[t];
       } else {
         ++copies;

@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -42,6 +43,7 @@ extern "C" void omp_set_num_threads(int);
 using lpc::rt::MemRef;
 using lpc::rt::MemRef3F32;
 using lpc::rt::MemRef3U16;
+using lpc::rt::MemRef0F32;
 using lpc::rt::MemRef3U8;
 
 namespace {
@@ -607,6 +609,50 @@ void gemmFP8(const char *entry, MemRef3U8 *A, MemRef3U8 *B, MemRef3F32 *C,
   runMatmul(entry, p, dnnl_bf16);
 }
 
+/// f32 to bf16 bits, to nearest even (NaN stays a quiet NaN).
+uint16_t roundToBF16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return uint16_t((u >> 16) | 0x40);
+  return uint16_t((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+}
+
+/// gemmFP8, then C * (sa * sb) in f32 (lpc's dequantization), written as
+/// f32 or rounded to bf16 (uint16_t C).
+template <typename CT>
+void gemmFP8Scaled(const char *entry, MemRef3U8 *A, MemRef3U8 *B,
+                   MemRef<CT, 3> *C, const MemRef0F32 *SA,
+                   const MemRef0F32 *SB, int64_t transA, int64_t transB,
+                   int64_t broadcastB, const FP8ToBF16 &aTable,
+                   const FP8ToBF16 &bTable) {
+  const float s = SA->aligned[SA->offset] * SB->aligned[SB->offset];
+  const int64_t batch = C->sizes[0], M = C->sizes[1], N = C->sizes[2];
+  // The f32 product: C itself, or a dense temporary for a bf16 C.
+  thread_local std::vector<float> tmp;
+  MemRef3F32 acc;
+  if constexpr (std::is_same_v<CT, float>) {
+    acc = *C;
+  } else {
+    tmp.resize(size_t(std::max<int64_t>(batch * M * N, 0)));
+    acc = MemRef3F32{tmp.data(), tmp.data(), 0, {batch, M, N}, {M * N, N, 1}};
+  }
+  gemmFP8(entry, A, B, &acc, transA, transB, broadcastB, aTable, bTable);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < M; ++i) {
+      float *row = acc.aligned + acc.offset + b * acc.strides[0] +
+                   i * acc.strides[1];
+      CT *out = C->aligned + C->offset + b * C->strides[0] + i * C->strides[1];
+      for (int64_t j = 0; j < N; ++j) {
+        float v = row[j * acc.strides[2]] * s;
+        if constexpr (std::is_same_v<CT, float>)
+          out[j * C->strides[2]] = v;
+        else
+          out[j * C->strides[2]] = roundToBF16(v);
+      }
+    }
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -633,6 +679,19 @@ extern "C" void _mlir_ciface_lpc_rt_gemm_f8e5m2_f8e4m3(
   gemmFP8("lpc_rt_gemm_f8e5m2_f8e4m3", A, B, C, transA, transB, broadcastB,
           kE5M2ToBF16, kE4M3ToBF16);
 }
+
+#define LPC_DEFINE_FP8_SCALED(NAME, CTYPE, ATABLE, BTABLE)                    \
+  extern "C" LPC_RT_GEMM_FP8_SCALED(NAME, CTYPE) {                             \
+    gemmFP8Scaled(#NAME, A, B, C, SA, SB, transA, transB, broadcastB, ATABLE,  \
+                  BTABLE);                                                     \
+  }
+LPC_DEFINE_FP8_SCALED(lpc_rt_gemm_f8e4m3_f8e4m3_scaled, MemRef3F32, kE4M3ToBF16, kE4M3ToBF16)
+LPC_DEFINE_FP8_SCALED(lpc_rt_gemm_f8e4m3_f8e5m2_scaled, MemRef3F32, kE4M3ToBF16, kE5M2ToBF16)
+LPC_DEFINE_FP8_SCALED(lpc_rt_gemm_f8e5m2_f8e4m3_scaled, MemRef3F32, kE5M2ToBF16, kE4M3ToBF16)
+LPC_DEFINE_FP8_SCALED(lpc_rt_gemm_f8e4m3_f8e4m3_scaled_bf16, MemRef3U16, kE4M3ToBF16, kE4M3ToBF16)
+LPC_DEFINE_FP8_SCALED(lpc_rt_gemm_f8e4m3_f8e5m2_scaled_bf16, MemRef3U16, kE4M3ToBF16, kE5M2ToBF16)
+LPC_DEFINE_FP8_SCALED(lpc_rt_gemm_f8e5m2_f8e4m3_scaled_bf16, MemRef3U16, kE5M2ToBF16, kE4M3ToBF16)
+#undef LPC_DEFINE_FP8_SCALED
 
 extern "C" void _mlir_ciface_lpc_rt_gemm_f32(MemRef3F32 *A, MemRef3F32 *B,
                                              MemRef3F32 *C, int64_t transA,
@@ -705,6 +764,15 @@ const GemmSymbol *gemmSymbols(size_t *count) {
        reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_f8e4m3_f8e5m2)},
       {"_mlir_ciface_lpc_rt_gemm_f8e5m2_f8e4m3",
        reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_f8e5m2_f8e4m3)},
+#define LPC_FP8_SCALED_SYMBOL(NAME)                                            \
+  {"_mlir_ciface_" #NAME, reinterpret_cast<void *>(&_mlir_ciface_##NAME)}
+      LPC_FP8_SCALED_SYMBOL(lpc_rt_gemm_f8e4m3_f8e4m3_scaled),
+      LPC_FP8_SCALED_SYMBOL(lpc_rt_gemm_f8e4m3_f8e5m2_scaled),
+      LPC_FP8_SCALED_SYMBOL(lpc_rt_gemm_f8e5m2_f8e4m3_scaled),
+      LPC_FP8_SCALED_SYMBOL(lpc_rt_gemm_f8e4m3_f8e4m3_scaled_bf16),
+      LPC_FP8_SCALED_SYMBOL(lpc_rt_gemm_f8e4m3_f8e5m2_scaled_bf16),
+      LPC_FP8_SCALED_SYMBOL(lpc_rt_gemm_f8e5m2_f8e4m3_scaled_bf16),
+#undef LPC_FP8_SCALED_SYMBOL
   };
   *count = sizeof(symbols) / sizeof(symbols[0]);
   return symbols;

@@ -5,16 +5,22 @@
 // call is in cuBLASLt's TN layout: A [M, K] as it is, B [K, N] copied
 // transposed into a new [N, K] buffer (freed after the call), trans_b = 1.
 // An E5M2 gradient against an E4M3 weight stored [N, K] needs no copy. The
-// recipe's fast accumulation (fprop) stays on the call (lpc_fast_accum). A
+// recipe's fast accumulation (fprop) stays on the call (lpc_fast_accum),
+// which also applies the scale inverses (the `_scaled` variants: A/B scale
+// pointers, here the same buffer for both). A
 // GEMM whose M is not a multiple of 16 widens to bf16 as before (E5M2 x E5M2
 // the verifier rejects).
 // CHECK-LABEL: func.func @fp8
 // CHECK: %[[BT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<32x16xf8E4M3FN>
 // CHECK: linalg.transpose ins(%{{.*}} : memref<16x32xf8E4M3FN>) outs(%[[BT]] : memref<32x16xf8E4M3FN>) permutation = [1, 0]
-// CHECK: call @lpc_rt_gemm_f8e4m3_f8e4m3(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i64, %c1_i64, %c0_i64{{.*}}) {lpc_fast_accum} : (memref<?x?x?xf8E4M3FN>, memref<?x?x?xf8E4M3FN>, memref<?x?x?xf32>, i64, i64, i64) -> ()
+// CHECK: call @lpc_rt_gemm_f8e4m3_f8e4m3_scaled(%{{.*}}, %{{.*}}, %{{.*}}, %[[S:.*]], %[[S]], %c0_i64, %c1_i64, %c0_i64{{.*}}) {lpc_fast_accum} : (memref<?x?x?xf8E4M3FN>, memref<?x?x?xf8E4M3FN>, memref<?x?x?xf32>, memref<f32>, memref<f32>, i64, i64, i64) -> ()
 // CHECK-NEXT: memref.dealloc %[[BT]]
+// The dequantization is the call's now: what is left copies C.
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]] : f32
 // CHECK-NOT: linalg.transpose
-// CHECK: call @lpc_rt_gemm_f8e5m2_f8e4m3(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i64{{.*}}, %c1_i64{{.*}}, %c0_i64{{.*}}) :
+// CHECK: call @lpc_rt_gemm_f8e5m2_f8e4m3_scaled(%{{.*}}, %{{.*}}, %{{.*}}, %[[S]], %[[S]], %c0_i64{{.*}}, %c1_i64{{.*}}, %c0_i64{{.*}}) :
 // CHECK: call @lpc_rt_gemm_bf16(
 // CHECK-NOT: lpc_rt_gemm_f8
 // Without fp8-gemm the operands are widened: bf16 calls only.

@@ -57,7 +57,14 @@ def LpcGemmToCalls : Pass<"lpc-gemm-to-calls", "::mlir::ModuleOp"> {
     `lpc_rt_gemm_f8e4m3_f8e4m3` / `_f8e4m3_f8e5m2` / `_f8e5m2_f8e4m3` calls
     in cuBLASLt's FP8 layout: A not transposed, B transposed ("TN"); an
     operand stored the other way is first copied transposed (linalg.transpose
-    into a new buffer).
+    into a new buffer). Where the GEMM's only consumer dequantizes it
+    (its element used once, by `c * (x * y)` with x and y loaded from
+    rank-0 f32 buffers nothing writes in between: the operands' scale
+    inverses) the call is the `_scaled` variant, which takes those two
+    buffers after C and applies them itself (cuBLASLt's A/B scale
+    pointers); and where that consumer then only rounds the element to
+    bf16, the `_scaled_bf16` variant writes C in bf16, as a bf16 GEMM whose
+    result is only rounded does (`lpc_rt_gemm_bf16_bf16`).
   }];
   let options = [
     Option<"fp8", "fp8", "bool", /*default=*/"false",

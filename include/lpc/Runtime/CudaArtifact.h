@@ -1,6 +1,6 @@
 //===- CudaArtifact.h - compiled train steps for the GPU --------*- C++ -*-===//
 //
-// The CUDA artifact (docs/cuda-artifact.md, format version 1): what the
+// The CUDA artifact (docs/cuda-artifact.md, format version 2): what the
 // compiler writes for a GPU and the runtime runs without LLVM/MLIR. This
 // header has its plain structs, the parser and the validator, and
 // CudaFunction, which runs one function of an artifact on a Device:
@@ -45,7 +45,7 @@ namespace rt {
 namespace cuda {
 
 /// The format version this runtime reads.
-inline constexpr int kArtifactVersion = 1;
+inline constexpr int kArtifactVersion = 2;
 /// Every argument and result a function runs on starts at a multiple of
 /// this many bytes: the compiler's kernels assume it (lpc-align-kernel-args)
 /// and CudaFunction::run checks it. (Device allocations are 256-aligned.)
@@ -106,6 +106,9 @@ struct LaunchOp {
 /// and batch from the views).
 struct GemmOp {
   View a, b, c;
+  /// FP8 only, both or neither: rank-0 F32 views of the A and B
+  /// dequantization factors (cuBLASLt's A/B scale pointers).
+  std::optional<View> aScale, bScale;
   DType aType = DType::F32, bType = DType::F32, cType = DType::F32;
   bool transA = false, transB = false, broadcastB = false;
   bool tf32 = false;      // F32: TF32 tensor cores

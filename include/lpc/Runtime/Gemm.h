@@ -54,6 +54,14 @@ using MemRef3F32 = MemRef<float, 3>;
 using MemRef3U16 = MemRef<uint16_t, 3>;
 using MemRef3U8 = MemRef<uint8_t, 3>;
 
+/// A rank-0 memref descriptor (a scalar in memory): aligned[offset].
+template <typename T> struct MemRef0 {
+  T *allocated;
+  T *aligned;
+  int64_t offset;
+};
+using MemRef0F32 = MemRef0<float>;
+
 /// Threads the entry points use: n > 0 fixes the count, 0 restores the
 /// default (OMP_NUM_THREADS, else every CPU in the process's affinity mask,
 /// as found at the first call). Takes effect at the next call, from any
@@ -128,6 +136,22 @@ void _mlir_ciface_lpc_rt_gemm_f8e5m2_f8e4m3(lpc::rt::MemRef3U8 *A,
                                             lpc::rt::MemRef3F32 *C,
                                             int64_t transA, int64_t transB,
                                             int64_t broadcastB);
+
+/// FP8 x FP8 dequantized: C = (op(A) x op(B)) * (SA * SB) in f32, SA and
+/// SB the operands' scale inverses (f32 scalars): what cuBLASLt computes
+/// with A/B scale pointers, and exactly what lpc's reference computes
+/// after the GEMM. `_bf16`: C then rounded to bf16 (to nearest even).
+#define LPC_RT_GEMM_FP8_SCALED(NAME, CTYPE)                                    \
+  void _mlir_ciface_##NAME(lpc::rt::MemRef3U8 *A, lpc::rt::MemRef3U8 *B,      \
+                           CTYPE *C, lpc::rt::MemRef0F32 *SA,                  \
+                           lpc::rt::MemRef0F32 *SB, int64_t transA,            \
+                           int64_t transB, int64_t broadcastB)
+LPC_RT_GEMM_FP8_SCALED(lpc_rt_gemm_f8e4m3_f8e4m3_scaled, lpc::rt::MemRef3F32);
+LPC_RT_GEMM_FP8_SCALED(lpc_rt_gemm_f8e4m3_f8e5m2_scaled, lpc::rt::MemRef3F32);
+LPC_RT_GEMM_FP8_SCALED(lpc_rt_gemm_f8e5m2_f8e4m3_scaled, lpc::rt::MemRef3F32);
+LPC_RT_GEMM_FP8_SCALED(lpc_rt_gemm_f8e4m3_f8e4m3_scaled_bf16, lpc::rt::MemRef3U16);
+LPC_RT_GEMM_FP8_SCALED(lpc_rt_gemm_f8e4m3_f8e5m2_scaled_bf16, lpc::rt::MemRef3U16);
+LPC_RT_GEMM_FP8_SCALED(lpc_rt_gemm_f8e5m2_f8e4m3_scaled_bf16, lpc::rt::MemRef3U16);
 
 } // extern "C"
 

@@ -258,6 +258,16 @@ TEST(cuda_artifact, validate_rejects) {
     opAs<GemmOp>(a, 1)->fastAccum = true;
     CHECK_ERR(a.validate(), "op 1 (gemm)", "fast accumulation applies to FP8 GEMMs only");
   }
+  {
+    // Dequantization scales: both, rank-0 F32 views, FP8 GEMMs only.
+    Artifact a = toyArtifact();
+    View scale{ViewSpace::Arg, 1, 0, {}, {}, 4};
+    GemmOp *g = opAs<GemmOp>(a, 1);
+    g->aScale = scale;
+    CHECK_ERR(a.validate(), "op 1 (gemm): a_scale and b_scale come together");
+    g->bScale = scale;
+    CHECK_ERR(a.validate(), "op 1 (gemm): scales apply to FP8 GEMMs only");
+  }
 }
 
 TEST(cuda_artifact, parse_rejects) {
@@ -265,8 +275,8 @@ TEST(cuda_artifact, parse_rejects) {
             "toy.json: function 'toy_step', arg 1: unknown dtype 'F33'");
   CHECK_ERR(toyWith("\"c_type\": \"F32\"", "\"c_type\": \"FP32\""),
             "toy.json: function 'toy_step', op 1 (gemm): unknown dtype 'FP32'");
-  CHECK_ERR(toyWith("\"version\": 1", "\"version\": 2"),
-            "toy.json: format version 2; this runtime reads version 1");
+  CHECK_ERR(toyWith("\"version\": 2", "\"version\": 3"),
+            "toy.json: format version 3; this runtime reads version 2");
   CHECK_ERR(toyWith("lpc-cuda-artifact", "safetensors"), "format is 'safetensors'");
   CHECK_ERR(toyWith("\"arena_bytes\": 512", "\"arena\": 512"),
             "toy.json: function 'toy_step': missing 'arena_bytes'");

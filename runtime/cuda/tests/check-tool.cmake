@@ -43,7 +43,7 @@ if(EXPECT STREQUAL "artifact")
   endif()
   execute_process(COMMAND ${TOOL} --artifact=${good}
                   OUTPUT_VARIABLE out ERROR_VARIABLE out RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0 OR NOT out MATCHES "valid lpc CUDA artifact v1 for sm_90"
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "valid lpc CUDA artifact v2 for sm_90"
      OR NOT out MATCHES "toy_step: 2 args \\(72 bytes\\), 5 results \\(180 bytes\\); 7 ops: 4 launches of 2 kernels in 2 modules, 2 GEMMs \\(2 x F32xF32->F32\\), 1 copies; arena 512 bytes in 2 buffers")
     fail("lpc-cuda-check --artifact does not accept and summarize the test artifact")
   endif()

@@ -295,6 +295,71 @@ void testFP8() {
   }
 }
 
+/// bf16 nearest to f (ties to even), by comparing the two bf16 neighbours
+/// in double (independent of the library's integer rounding).
+uint16_t nearestBF16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  uint32_t lo = u & 0xffff0000u, hi = lo + 0x10000u;
+  double dl = std::fabs(double(bitsToFloat(lo)) - f);
+  double dh = std::fabs(double(bitsToFloat(hi)) - f);
+  if (dl < dh || (dl == dh && ((lo >> 16) & 1) == 0))
+    return uint16_t(lo >> 16);
+  return uint16_t(hi >> 16);
+}
+
+/// The dequantizing FP8 entry points (`_scaled`, `_scaled_bf16`): the
+/// plain entry's f32 product times (sa * sb), as f32 or rounded to bf16,
+/// into padded C.
+void testFP8Scaled() {
+  using Scaled32 = void (*)(MemRef<uint8_t, 3> *, MemRef<uint8_t, 3> *,
+                            MemRef<float, 3> *, lpc::rt::MemRef0F32 *,
+                            lpc::rt::MemRef0F32 *, int64_t, int64_t, int64_t);
+  using Scaled16 = void (*)(MemRef<uint8_t, 3> *, MemRef<uint8_t, 3> *,
+                            MemRef<uint16_t, 3> *, lpc::rt::MemRef0F32 *,
+                            lpc::rt::MemRef0F32 *, int64_t, int64_t, int64_t);
+  struct Pair {
+    Kind a, b;
+    Scaled32 f32;
+    Scaled16 bf16;
+  } pairs[] = {{Kind::E4M3, Kind::E4M3, _mlir_ciface_lpc_rt_gemm_f8e4m3_f8e4m3_scaled,
+                _mlir_ciface_lpc_rt_gemm_f8e4m3_f8e4m3_scaled_bf16},
+               {Kind::E4M3, Kind::E5M2, _mlir_ciface_lpc_rt_gemm_f8e4m3_f8e5m2_scaled,
+                _mlir_ciface_lpc_rt_gemm_f8e4m3_f8e5m2_scaled_bf16},
+               {Kind::E5M2, Kind::E4M3, _mlir_ciface_lpc_rt_gemm_f8e5m2_f8e4m3_scaled,
+                _mlir_ciface_lpc_rt_gemm_f8e5m2_f8e4m3_scaled_bf16}};
+  // Scale inverses as the recipes make them (powers of two and not).
+  float scaleValues[] = {0.0625f, 3.7f, 1.0f / 448.0f};
+  for (const Pair &p : pairs)
+    for (int flags = 0; flags < 4; ++flags) {
+      const int64_t batch = 2, M = 33, N = 48, K = 64;
+      const bool tA = flags & 1, tB = flags & 2;
+      Buffer<uint8_t> a = makeBuffer<uint8_t>(p.a, batch, tA ? K : M, tA ? M : K, false);
+      Buffer<uint8_t> b = makeBuffer<uint8_t>(p.b, batch, tB ? N : K, tB ? K : N, true);
+      Buffer<float> plain = makeBuffer<float>(Kind::F32, batch, M, N, false);
+      Buffer<float> c32 = makeBuffer<float>(Kind::F32, batch, M, N, true);
+      Buffer<uint16_t> c16 = makeBuffer<uint16_t>(Kind::BF16, batch, M, N, true);
+      float sa = scaleValues[flags % 3], sb = scaleValues[(flags + 1) % 3];
+      lpc::rt::MemRef0F32 SA{&sa, &sa, 0}, SB{&sb, &sb, 0};
+      call(p.a, &a.desc, &b.desc, &plain.desc, tA, tB, 0, p.b);
+      p.f32(&a.desc, &b.desc, &c32.desc, &SA, &SB, tA, tB, 0);
+      p.bf16(&a.desc, &b.desc, &c16.desc, &SA, &SB, tA, tB, 0);
+      gemmsRun += 3;
+      int bad = 0;
+      forEachElement(batch, M, N, [&](int64_t bi, int64_t i, int64_t j) {
+        float want = plain.storage[size_t(plain.at(bi, i, j))] * (sa * sb);
+        if (std::memcmp(&c32.storage[size_t(c32.at(bi, i, j))], &want, 4) != 0 ||
+            c16.storage[size_t(c16.at(bi, i, j))] != nearestBF16(want))
+          ++bad;
+      });
+      CHECK(bad == 0, "FP8 scaled (flags %d): %d elements differ from the plain "
+            "product times sa * sb", flags, bad);
+      // Padding between rows and matrices of C is left alone.
+      CHECK(c32.storage[0] == c32.values[0],
+            "FP8 scaled wrote before C's offset");
+    }
+}
+
 void testGrid() {
   const int64_t small[] = {1, 3, 17, 100};
   for (Kind kind : {Kind::F32, Kind::BF16, Kind::F16})
@@ -615,7 +680,7 @@ void testBf16Out() {
 void testSymbols() {
   size_t n = 0;
   const lpc::rt::GemmSymbol *syms = lpc::rt::gemmSymbols(&n);
-  CHECK(n == 7, "gemmSymbols: %zu entries", n);
+  CHECK(n == 13, "gemmSymbols: %zu entries", n);
   const char *names[] = {"_mlir_ciface_lpc_rt_gemm_f32",
                          "_mlir_ciface_lpc_rt_gemm_bf16",
                          "_mlir_ciface_lpc_rt_gemm_f16",
@@ -644,6 +709,7 @@ int main() {
   testGrid();
   testLarge();
   testFP8();
+  testFP8Scaled();
   testBf16Out();
   testEmpty();
   testAllHalfPatterns();

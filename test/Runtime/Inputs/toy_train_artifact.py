@@ -58,7 +58,7 @@ evaluate = {
              "dst": view("result", 0, [], [])}],
 }
 art = {
-    "format": "lpc-cuda-artifact", "version": 1, "chip": "sm_80",
+    "format": "lpc-cuda-artifact", "version": 2, "chip": "sm_80",
     "producer": "test/Runtime/Inputs/toy_train_artifact.py",
     "functions": [step, evaluate],
     "train": {

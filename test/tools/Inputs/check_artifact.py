@@ -7,7 +7,8 @@ own writer and of runtime/cuda's loader:
 - each launch names an .entry of its module's PTX whose parameter list has
   exactly the parameters the launch passes (a view: two pointers, offset,
   sizes, strides; scalars one each), with matching widths;
-- GEMM operands are contiguous rank-3 views with consistent shapes;
+- GEMM operands are contiguous rank-3 views with consistent shapes, FP8
+  GEMMs' scales rank-0 F32 views;
 - copies move equally many bytes between contiguous views.
 
 Prints one summary line per function; exits 1 with every problem found.
@@ -130,6 +131,14 @@ def check_function(fn):
                 if len(v["sizes"]) != 3 or not contiguous(v):
                     problem(f"{where} op {k}: gemm {key} is not a contiguous "
                             f"rank-3 view")
+            # Dequantization factors of FP8 GEMMs: rank-0 F32, both or none.
+            scales = [op[key] for key in ("a_scale", "b_scale") if key in op]
+            for key, v in zip(("a_scale", "b_scale"), scales):
+                view(v, k, "gemm " + key)
+                if v["sizes"] != [] or v["elem_bytes"] != 4:
+                    problem(f"{where} op {k}: gemm {key} is not a rank-0 F32 view")
+            if len(scales) == 1 or (scales and not op["a_type"].startswith("F8")):
+                problem(f"{where} op {k}: gemm scales need both, and FP8 operands")
             if problems and problems[-1].startswith(f"{where} op {k}: gemm"):
                 continue
             for key in "abc":
@@ -175,8 +184,8 @@ def check_function(fn):
 
 def main():
     art = json.load(open(sys.argv[1]))
-    if art.get("format") != "lpc-cuda-artifact" or art.get("version") != 1:
-        problem("not a version 1 lpc-cuda-artifact")
+    if art.get("format") != "lpc-cuda-artifact" or art.get("version") != 2:
+        problem("not a version 2 lpc-cuda-artifact")
     else:
         print(f"artifact for {art['chip']}: "
               f"{len(art['functions'])} functions")
