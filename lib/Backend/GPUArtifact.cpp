@@ -286,30 +286,37 @@ llvm::Expected<json::Object> FunctionWriter::gemm(func::CallOp op) {
   };
   // FP8 GEMMs that dequantize (lpc-gemm-to-calls): "<kind>_scaled" takes
   // the A and B scale buffers after C, "<kind>_scaled_bf16" writes C in bf16.
+  // "<kind>_bias" (f32 C) takes the bias after C (cuBLASLt's bias epilogue).
   StringRef callee = op.getCallee();
   bool bf16C = false;
   bool scaled = callee.starts_with("lpc_rt_gemm_f8") &&
                 ((bf16C = callee.consume_back("_scaled_bf16")) ||
                  callee.consume_back("_scaled"));
+  bool bias = !scaled && callee.consume_back("_bias");
   const Kind *kind = nullptr;
   for (const Kind &k : kinds)
     if (callee == k.callee)
       kind = &k;
-  if (!kind || op.getNumOperands() != (scaled ? 8u : 6u))
+  SmallVector<const char *, 5> viewKeys{"a", "b", "c"};
+  if (scaled)
+    viewKeys.append({"a_scale", "b_scale"});
+  if (bias)
+    viewKeys.push_back("bias");
+  if (!kind || (bias && StringRef(kind->c) != "F32") ||
+      op.getNumOperands() != viewKeys.size() + 3)
     return fail(op, "a call to @" + op.getCallee() +
                         ", which is not a GEMM of the artifact");
   json::Object o{{"op", "gemm"},
                  {"a_type", kind->a},
                  {"b_type", kind->b},
                  {"c_type", bf16C ? "BF16" : kind->c}};
-  const char *viewKeys[] = {"a", "b", "c", "a_scale", "b_scale"};
-  for (int i = 0; i < (scaled ? 5 : 3); ++i) {
+  for (unsigned i = 0; i < viewKeys.size(); ++i) {
     auto v = view(op.getOperand(i), op);
     if (!v)
       return v.takeError();
     o[viewKeys[i]] = std::move(*v);
   }
-  unsigned flags = scaled ? 5 : 3;
+  unsigned flags = viewKeys.size();
   if (tf32 && StringRef(kind->a) == "F32")
     o["tf32"] = true;
   if (op->hasAttr("lpc_fast_accum") && StringRef(kind->a).starts_with("F8"))

@@ -241,11 +241,19 @@ struct Dequantization {
   explicit operator bool() const { return bool(mul); }
 };
 
-Dequantization matchDequantization(linalg::GenericOp gemm, Value c) {
-  // The consumer: the first op after the GEMM to touch C's buffer, reading
-  // C as one input and maybe overwriting it in place (its old value
-  // unread). Nothing else may read C until it is overwritten: that would
-  // get the accumulator, which is now scaled.
+/// The op that reads a GEMM's result `c` (a buffer of its own or a result)
+/// and its element of c there, where the GEMM may fold what that op does to
+/// the element into C itself: the first op after the GEMM to touch C's
+/// buffer, a linalg.generic reading C as one input and maybe overwriting it
+/// in place (its old value unread); nothing else reads C until something
+/// overwrites it whole (or frees it), as that would see the changed C.
+struct Reader {
+  linalg::GenericOp op;
+  BlockArgument element;
+  explicit operator bool() const { return bool(op); }
+};
+
+Reader soleReader(linalg::GenericOp gemm, Value c) {
   Value root = rootBuffer(c);
   linalg::GenericOp consumer;
   for (Operation *op = gemm->getNextNode(); op && !consumer;
@@ -277,12 +285,15 @@ Dequantization matchDequantization(linalg::GenericOp gemm, Value c) {
       return {};
     element = arg;
   }
-  // Until something overwrites C (or frees it), nothing may read it.
-  for (Operation *op = consumer->getNextNode(); op && !overwrites;
+  // Until something overwrites C (or frees it), nothing may read it; and
+  // what is left in a buffer that outlives the function (an argument, a
+  // result) is read by the caller.
+  bool freed = false;
+  for (Operation *op = consumer->getNextNode(); op && !overwrites && !freed;
        op = op->getNextNode()) {
     if (!touches(op, root))
       continue;
-    if (isa<memref::DeallocOp>(op))
+    if ((freed = isa<memref::DeallocOp>(op)))
       break;
     auto g = dyn_cast<linalg::GenericOp>(op);
     if (!g || !g.hasPureBufferSemantics() || g.getNumReductionLoops() != 0)
@@ -295,8 +306,16 @@ Dequantization matchDequantization(linalg::GenericOp gemm, Value c) {
         return {};
     overwrites = true;
   }
-  if (!element || !element.hasOneUse())
+  if (!element || (!overwrites && !freed && !root.getDefiningOp<memref::AllocOp>()))
     return {};
+  return {consumer, element};
+}
+
+Dequantization matchDequantization(linalg::GenericOp gemm, Value c) {
+  Reader reader = soleReader(gemm, c);
+  if (!reader || !reader.element.hasOneUse())
+    return {};
+  BlockArgument element = reader.element;
   auto mul = dyn_cast<arith::MulFOp>(*element.getUsers().begin());
   if (!mul || mul.getFastmathAttr().getValue() != arith::FastMathFlags::none)
     return {};
@@ -342,6 +361,107 @@ Dequantization matchDequantization(linalg::GenericOp gemm, Value c) {
     d.loads[i] = load;
   }
   return d;
+}
+
+/// A bias added to a GEMM's f32 result in f32 by its reader: the element
+/// of c used once, by `c + b`, b the element of a rank-1 f32 input indexed
+/// by the last dimension (one value per output column) that nothing writes
+/// between the GEMM and the reader. That is cuBLASLt's bias epilogue to the
+/// bit (it adds in f32 before storing C); in bf16 and FP8 graphs lpc rounds
+/// the product before adding the bias, which the epilogue would not, so
+/// only f32 results qualify.
+struct Bias {
+  Reader reader;
+  arith::AddFOp add;
+  OpOperand *input = nullptr; // the bias operand of the reader
+  explicit operator bool() const { return bool(add); }
+};
+
+Bias matchBias(linalg::GenericOp gemm, Value c) {
+  if (!cast<MemRefType>(c.getType()).getElementType().isF32())
+    return {};
+  Reader reader = soleReader(gemm, c);
+  if (!reader || !reader.element.hasOneUse())
+    return {};
+  auto add = dyn_cast<arith::AddFOp>(*reader.element.getUsers().begin());
+  if (!add || add.getFastmathAttr().getValue() != arith::FastMathFlags::none)
+    return {};
+  auto other = dyn_cast<BlockArgument>(
+      add.getLhs() == reader.element ? add.getRhs() : add.getLhs());
+  if (!other || other.getOwner() != reader.op.getBody() ||
+      !other.hasOneUse())
+    return {};
+  // c read at its own indices, so the last loop is C's column.
+  if (!reader.op.getMatchingIndexingMap(
+              reader.op.getMatchingOpOperand(reader.element))
+           .isIdentity())
+    return {};
+  OpOperand *input = reader.op.getMatchingOpOperand(other);
+  auto t = dyn_cast<MemRefType>(input->get().getType());
+  AffineMap map = reader.op.getMatchingIndexingMap(input);
+  unsigned rank = map.getNumDims();
+  if (!reader.op.isDpsInput(input) || !t || t.getRank() != 1 ||
+      !t.getElementType().isF32() || !t.getLayout().isIdentity() ||
+      map.getNumResults() != 1 ||
+      map.getResult(0) != getAffineDimExpr(rank - 1, map.getContext()) ||
+      t.getDimSize(0) != cast<MemRefType>(c.getType()).getDimSize(rank - 1))
+    return {};
+  // The call reads the bias where the GEMM is.
+  Value m = input->get();
+  if (Operation *def = m.getDefiningOp();
+      def && (def->getBlock() != gemm->getBlock() ||
+              !def->isBeforeInBlock(gemm)))
+    return {};
+  if (auto arg = dyn_cast<BlockArgument>(m);
+      arg && arg.getOwner() != gemm->getBlock())
+    return {};
+  Value root = rootBuffer(m);
+  for (Operation *op = gemm->getNextNode(); op != reader.op.getOperation();
+       op = op->getNextNode())
+    if (mayWrite(op, root))
+      return {};
+  return {reader, add, input};
+}
+
+/// Drops the bias from the reader (the GEMM adds it now): the addition, and
+/// the bias input with its indexing map (the generic is rebuilt without
+/// it). A reader that then copies C onto itself goes. Returns the reader
+/// (new or old), or null when it went.
+linalg::GenericOp dropBias(Bias &bias) {
+  linalg::GenericOp g = bias.reader.op;
+  bias.add.getResult().replaceAllUsesWith(bias.reader.element);
+  bias.add.erase();
+  unsigned drop = bias.input->getOperandNumber();
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *in : g.getDpsInputOperands())
+    if (in->getOperandNumber() != drop) {
+      inputs.push_back(in->get());
+      maps.push_back(g.getMatchingIndexingMap(in));
+    }
+  for (OpOperand &out : g.getDpsInitsMutable())
+    maps.push_back(g.getMatchingIndexingMap(&out));
+  OpBuilder b(g);
+  auto rebuilt = linalg::GenericOp::create(
+      b, g.getLoc(), TypeRange{}, inputs, g.getDpsInits(), maps,
+      g.getIteratorTypesArray());
+  rebuilt->setDiscardableAttrs(g->getDiscardableAttrDictionary());
+  rebuilt.getRegion().takeBody(g.getRegion());
+  rebuilt.getBody()->eraseArgument(drop);
+  g.erase();
+  // C copied onto itself.
+  Block *body = rebuilt.getBody();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  if (rebuilt.getNumDpsInputs() == 1 && rebuilt.getNumDpsInits() == 1 &&
+      rebuilt.getDpsInputs()[0] == rebuilt.getDpsInits()[0] &&
+      body->getOperations().size() == 1 &&
+      yield.getValues()[0] == body->getArgument(0) &&
+      llvm::all_of(rebuilt.getIndexingMapsArray(),
+                   [](AffineMap m) { return m.isIdentity(); })) {
+    rebuilt.erase();
+    return {};
+  }
+  return rebuilt;
 }
 
 /// The scale buffers for the GEMM call: those written since their load
@@ -390,6 +510,18 @@ void dropDequantization(Dequantization &d) {
   for (Operation *l : loads)
     if (l && l->use_empty())
       l->erase();
+}
+
+/// Whether every use of `v` is `call` (through views), `reader` or a
+/// deallocation: C's buffer then holds nothing anyone else needs.
+bool onlyFeeds(Value v, func::CallOp call, Operation *reader) {
+  return llvm::all_of(v.getUsers(), [&](Operation *u) {
+    if (u == call.getOperation() || u == reader || isa<memref::DeallocOp>(u))
+      return true;
+    return isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
+               u) &&
+           onlyFeeds(u->getResult(0), call, nullptr);
+  });
 }
 
 /// The FP8 GEMM entry point for element types `a` x `b`, or "".
@@ -496,6 +628,18 @@ struct LpcGemmToCallsPass
         dropDequantization(deq);
         name += "_scaled";
       }
+      // An f32 result the reader adds a bias to: the GEMM adds it (cuBLASLt's
+      // bias epilogue), and a reader left copying C gives C's place to its
+      // output (storeIntoCopyTarget).
+      Bias bias;
+      Value biasBuffer;
+      linalg::GenericOp biasReader;
+      if (!callee.starts_with("lpc_rt_gemm_f8") &&
+          (bias = matchBias(g, c))) {
+        biasBuffer = bias.input->get();
+        biasReader = dropBias(bias);
+        name += "_bias";
+      }
       // A bf16 GEMM (or a dequantized FP8 one) whose f32 result is only
       // rounded to bf16 stores bf16 itself: the library rounds the same
       // way (to nearest even; only cuBLASLt's subnormal results, below
@@ -517,6 +661,10 @@ struct LpcGemmToCallsPass
       SmallVector<Value> operands{a3, w3, c3};
       if (deq)
         operands.append({deq.scales[0], deq.scales[1]});
+      if (bias)
+        operands.push_back(memref::CastOp::create(
+            b, loc, MemRefType::get({ShapedType::kDynamic}, b.getF32Type()),
+            biasBuffer));
       auto i64 = [&](int64_t v) -> Value {
         return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
       };
@@ -550,6 +698,9 @@ struct LpcGemmToCallsPass
         cf32.getDefiningOp()->erase();
         storeIntoCopyTarget(call, 2, roundOnly, c);
       }
+      if (biasReader && c.getDefiningOp<memref::AllocOp>() &&
+          onlyFeeds(c, call, biasReader))
+        storeIntoCopyTarget(call, 2, biasReader, c);
     }
     eraseWriteOnlyBuffers(module);
   }

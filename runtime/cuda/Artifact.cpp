@@ -77,6 +77,8 @@ GemmDesc GemmOp::desc() const {
   d.c = cType;
   d.tf32 = tf32;
   d.fastAccum = fastAccum;
+  if (bias)
+    d.epilogue = GemmEpilogue::Bias;
   return d;
 }
 
@@ -481,7 +483,8 @@ public:
         if (Error e = viewMember(v, key, here, *view))
           return e;
       for (auto [key, view] : {std::pair<const char *, std::optional<View> *>{"a_scale", &g.aScale},
-                               {"b_scale", &g.bScale}})
+                               {"b_scale", &g.bScale},
+                               {"bias", &g.bias}})
         if (v.find(key)) {
           view->emplace();
           if (Error e = viewMember(v, key, here, **view))
@@ -812,6 +815,15 @@ public:
         return e;
       if (!(*s)->sizes.empty() || (*s)->elemBytes != 4)
         return fail(here, "a scale is a rank-0 F32 view (sizes [], elem_bytes 4)");
+    }
+    if (g.bias) {
+      std::string here = where + ": bias";
+      if (Error e = view(*g.bias, here))
+        return e;
+      if (g.bias->sizes != std::vector<int64_t>{d.n} || !g.bias->isContiguous() ||
+          g.bias->elemBytes != dtypeSize(gemmBiasType(d)))
+        return fail(here, "the bias is a contiguous [" + std::to_string(d.n) + "] view of " +
+                              dtypeName(gemmBiasType(d)) + " (one per column of C)");
     }
     return Error::success();
   }

@@ -146,6 +146,8 @@ Error CudaFunction::queueOps(const std::vector<CUdeviceptr> &args,
       o.c = address(g->c);
       if (g->aScale)
         o.aScale = address(*g->aScale), o.bScale = address(*g->bScale);
+      if (g->bias)
+        o.bias = address(*g->bias);
       e = gemm_(g->desc(), o);
     } else {
       const CopyOp &c = *std::get_if<CopyOp>(&op);

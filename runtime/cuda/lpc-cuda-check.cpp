@@ -634,7 +634,8 @@ int checkArtifact(const std::string &path) {
       } else if (const GemmOp *g = std::get_if<GemmOp>(&op)) {
         ++gemms;
         std::string t = std::string(dtypeName(g->aType)) + "x" + dtypeName(g->bType) + "->" +
-                        dtypeName(g->cType) + (g->aScale ? " scaled" : "");
+                        dtypeName(g->cType) + (g->aScale ? " scaled" : "") +
+                        (g->bias ? " +bias" : "");
         ++gemmTypes[t];
       } else {
         ++copies;

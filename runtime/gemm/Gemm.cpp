@@ -44,6 +44,7 @@ using lpc::rt::MemRef;
 using lpc::rt::MemRef3F32;
 using lpc::rt::MemRef3U16;
 using lpc::rt::MemRef0F32;
+using lpc::rt::MemRef1F32;
 using lpc::rt::MemRef3U8;
 
 namespace {
@@ -653,6 +654,24 @@ void gemmFP8Scaled(const char *entry, MemRef3U8 *A, MemRef3U8 *B,
     }
 }
 
+/// C[b, i, j] += bias[j] (f32), after a GEMM with an f32 C.
+void addBias(const char *entry, MemRef3F32 *C, const MemRef1F32 *bias) {
+  if (bias->sizes[0] != C->sizes[2]) {
+    std::fprintf(stderr,
+                 "lpc gemm: %s: bias has %" PRId64 " elements for %" PRId64
+                 " columns of C\n",
+                 entry, bias->sizes[0], C->sizes[2]);
+    std::abort();
+  }
+  const float *bv = bias->aligned + bias->offset;
+  for (int64_t b = 0; b < C->sizes[0]; ++b)
+    for (int64_t i = 0; i < C->sizes[1]; ++i) {
+      float *row = C->aligned + C->offset + b * C->strides[0] + i * C->strides[1];
+      for (int64_t j = 0; j < C->sizes[2]; ++j)
+        row[j * C->strides[2]] += bv[j * bias->strides[0]];
+    }
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -678,6 +697,27 @@ extern "C" void _mlir_ciface_lpc_rt_gemm_f8e5m2_f8e4m3(
     int64_t broadcastB) {
   gemmFP8("lpc_rt_gemm_f8e5m2_f8e4m3", A, B, C, transA, transB, broadcastB,
           kE5M2ToBF16, kE4M3ToBF16);
+}
+
+extern "C" void _mlir_ciface_lpc_rt_gemm_f32_bias(
+    MemRef3F32 *A, MemRef3F32 *B, MemRef3F32 *C, MemRef1F32 *BIAS,
+    int64_t transA, int64_t transB, int64_t broadcastB) {
+  _mlir_ciface_lpc_rt_gemm_f32(A, B, C, transA, transB, broadcastB);
+  addBias("lpc_rt_gemm_f32_bias", C, BIAS);
+}
+
+extern "C" void _mlir_ciface_lpc_rt_gemm_bf16_bias(
+    MemRef3U16 *A, MemRef3U16 *B, MemRef3F32 *C, MemRef1F32 *BIAS,
+    int64_t transA, int64_t transB, int64_t broadcastB) {
+  _mlir_ciface_lpc_rt_gemm_bf16(A, B, C, transA, transB, broadcastB);
+  addBias("lpc_rt_gemm_bf16_bias", C, BIAS);
+}
+
+extern "C" void _mlir_ciface_lpc_rt_gemm_f16_bias(
+    MemRef3U16 *A, MemRef3U16 *B, MemRef3F32 *C, MemRef1F32 *BIAS,
+    int64_t transA, int64_t transB, int64_t broadcastB) {
+  _mlir_ciface_lpc_rt_gemm_f16(A, B, C, transA, transB, broadcastB);
+  addBias("lpc_rt_gemm_f16_bias", C, BIAS);
 }
 
 #define LPC_DEFINE_FP8_SCALED(NAME, CTYPE, ATABLE, BTABLE)                    \
@@ -773,6 +813,12 @@ const GemmSymbol *gemmSymbols(size_t *count) {
       LPC_FP8_SCALED_SYMBOL(lpc_rt_gemm_f8e4m3_f8e5m2_scaled_bf16),
       LPC_FP8_SCALED_SYMBOL(lpc_rt_gemm_f8e5m2_f8e4m3_scaled_bf16),
 #undef LPC_FP8_SCALED_SYMBOL
+      {"_mlir_ciface_lpc_rt_gemm_f32_bias",
+       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_f32_bias)},
+      {"_mlir_ciface_lpc_rt_gemm_bf16_bias",
+       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_bf16_bias)},
+      {"_mlir_ciface_lpc_rt_gemm_f16_bias",
+       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_f16_bias)},
   };
   *count = sizeof(symbols) / sizeof(symbols[0]);
   return symbols;

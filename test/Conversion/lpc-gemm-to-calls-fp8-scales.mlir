@@ -75,6 +75,9 @@ func.func @bf16_and_reused_scale(%x: memref<16x16xf8E4M3FN>, %w: memref<32x16xf8
 // CHECK: call @lpc_rt_gemm_f8e4m3_f8e4m3(
 // CHECK-LABEL: func.func @overwritten
 // CHECK: call @lpc_rt_gemm_f8e4m3_f8e4m3_scaled(
+// An accumulator the caller sees (a result buffer) keeps the plain product.
+// CHECK-LABEL: func.func @result
+// CHECK: call @lpc_rt_gemm_f8e4m3_f8e4m3(
 func.func @read_later(%x: memref<16x16xf8E4M3FN>, %w: memref<32x16xf8E4M3FN>,
                       %sa: memref<f32>, %out: memref<16x32xf32>, %out2: memref<16x32xf32>) {
   %acc = memref.alloc() : memref<16x32xf32>
@@ -128,5 +131,27 @@ func.func @overwritten(%x: memref<16x16xf8E4M3FN>, %w: memref<32x16xf8E4M3FN>,
   }
   memref.copy %acc, %out2 : memref<16x32xf32> to memref<16x32xf32>
   memref.dealloc %acc : memref<16x32xf32>
+  return
+}
+func.func @result(%x: memref<16x16xf8E4M3FN>, %w: memref<32x16xf8E4M3FN>,
+                  %sa: memref<f32>, %acc: memref<16x32xf32>, %out: memref<16x32xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<16x16xf8E4M3FN>, memref<32x16xf8E4M3FN>) outs(%acc : memref<16x32xf32>)
+      attrs = {lpc_gemm = array<i1: false, true>} {
+  ^bb0(%p: f8E4M3FN, %q: f8E4M3FN, %o: f32):
+    %pf = arith.extf %p : f8E4M3FN to f32
+    %qf = arith.extf %q : f8E4M3FN to f32
+    %m = arith.mulf %pf, %qf : f32
+    %r = arith.addf %o, %m : f32
+    linalg.yield %r : f32
+  }
+  %x0 = memref.load %sa[] : memref<f32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%acc : memref<16x32xf32>) outs(%out : memref<16x32xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %s = arith.mulf %x0, %x0 : f32
+    %d = arith.mulf %in, %s : f32
+    linalg.yield %d : f32
+  }
   return
 }

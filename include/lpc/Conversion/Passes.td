@@ -65,6 +65,15 @@ def LpcGemmToCalls : Pass<"lpc-gemm-to-calls", "::mlir::ModuleOp"> {
     pointers); and where that consumer then only rounds the element to
     bf16, the `_scaled_bf16` variant writes C in bf16, as a bf16 GEMM whose
     result is only rounded does (`lpc_rt_gemm_bf16_bf16`).
+
+    An f32 result whose reader only adds an f32 bias per column (`c + b`,
+    b indexed by the last dimension) becomes a `_bias` call (f32, bf16,
+    f16 GEMMs) that adds it in f32 itself, cuBLASLt's bias epilogue; a
+    reader left copying C then gives its output to the GEMM. (bf16 and FP8
+    graphs round the product before adding the bias, which the epilogue
+    would not do, so they keep their kernel.) Both rewrites need the reader
+    to be the first op to touch C after the GEMM and nothing else to read C
+    until it is overwritten or freed (C's buffer made in the function).
   }];
   let options = [
     Option<"fp8", "fp8", "bool", /*default=*/"false",

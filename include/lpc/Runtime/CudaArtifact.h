@@ -109,6 +109,9 @@ struct GemmOp {
   /// FP8 only, both or neither: rank-0 F32 views of the A and B
   /// dequantization factors (cuBLASLt's A/B scale pointers).
   std::optional<View> aScale, bScale;
+  /// Rank-1 [N] view of gemmBiasType() added to every row of C (cuBLASLt's
+  /// bias epilogue); lpc writes it for F32 C only.
+  std::optional<View> bias;
   DType aType = DType::F32, bType = DType::F32, cType = DType::F32;
   bool transA = false, transB = false, broadcastB = false;
   bool tf32 = false;      // F32: TF32 tensor cores

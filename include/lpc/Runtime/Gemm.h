@@ -53,6 +53,7 @@ template <typename T, int R> struct MemRef {
 using MemRef3F32 = MemRef<float, 3>;
 using MemRef3U16 = MemRef<uint16_t, 3>;
 using MemRef3U8 = MemRef<uint8_t, 3>;
+using MemRef1F32 = MemRef<float, 1>;
 
 /// A rank-0 memref descriptor (a scalar in memory): aligned[offset].
 template <typename T> struct MemRef0 {
@@ -152,6 +153,28 @@ LPC_RT_GEMM_FP8_SCALED(lpc_rt_gemm_f8e5m2_f8e4m3_scaled, lpc::rt::MemRef3F32);
 LPC_RT_GEMM_FP8_SCALED(lpc_rt_gemm_f8e4m3_f8e4m3_scaled_bf16, lpc::rt::MemRef3U16);
 LPC_RT_GEMM_FP8_SCALED(lpc_rt_gemm_f8e4m3_f8e5m2_scaled_bf16, lpc::rt::MemRef3U16);
 LPC_RT_GEMM_FP8_SCALED(lpc_rt_gemm_f8e5m2_f8e4m3_scaled_bf16, lpc::rt::MemRef3U16);
+
+/// f32 / bf16 / f16 GEMMs with an f32 result and a bias: C[b, i, j] =
+/// product + BIAS[j], added in f32 (cuBLASLt's bias epilogue; what lpc's
+/// graph computes when it adds an f32 bias to an f32 product).
+void _mlir_ciface_lpc_rt_gemm_f32_bias(lpc::rt::MemRef3F32 *A,
+                                       lpc::rt::MemRef3F32 *B,
+                                       lpc::rt::MemRef3F32 *C,
+                                       lpc::rt::MemRef1F32 *BIAS,
+                                       int64_t transA, int64_t transB,
+                                       int64_t broadcastB);
+void _mlir_ciface_lpc_rt_gemm_bf16_bias(lpc::rt::MemRef3U16 *A,
+                                        lpc::rt::MemRef3U16 *B,
+                                        lpc::rt::MemRef3F32 *C,
+                                        lpc::rt::MemRef1F32 *BIAS,
+                                        int64_t transA, int64_t transB,
+                                        int64_t broadcastB);
+void _mlir_ciface_lpc_rt_gemm_f16_bias(lpc::rt::MemRef3U16 *A,
+                                       lpc::rt::MemRef3U16 *B,
+                                       lpc::rt::MemRef3F32 *C,
+                                       lpc::rt::MemRef1F32 *BIAS,
+                                       int64_t transA, int64_t transB,
+                                       int64_t broadcastB);
 
 } // extern "C"
 

@@ -268,6 +268,17 @@ TEST(cuda_artifact, validate_rejects) {
     g->bScale = scale;
     CHECK_ERR(a.validate(), "op 1 (gemm): scales apply to FP8 GEMMs only");
   }
+  {
+    // A bias: one F32 per column of C ([1, 4, 2] here).
+    Artifact a = toyArtifact();
+    GemmOp *g = opAs<GemmOp>(a, 1);
+    g->bias = View{ViewSpace::Arg, 1, 0, {2}, {1}, 4};
+    CHECK_OK(a.validate());
+    CHECK(g->desc().epilogue == GemmEpilogue::Bias);
+    g->bias = View{ViewSpace::Arg, 1, 0, {3}, {1}, 4};
+    CHECK_ERR(a.validate(), "op 1 (gemm): bias: the bias is a contiguous [2] view of F32 "
+                            "(one per column of C)");
+  }
 }
 
 TEST(cuda_artifact, parse_rejects) {
@@ -340,7 +351,8 @@ struct HostGemm {
     };
     std::vector<double> c =
         referenceGemm(d, load(o.a, d.batch * d.m * d.k),
-                      load(o.b, (d.broadcastB ? 1 : d.batch) * d.k * d.n), {}, o.alpha);
+                      load(o.b, (d.broadcastB ? 1 : d.batch) * d.k * d.n),
+                      o.bias ? load(o.bias, d.n) : std::vector<double>{}, o.alpha);
     float *out = reinterpret_cast<float *>(uintptr_t(o.c));
     for (size_t i = 0; i < c.size(); ++i)
       out[i] = float(c[i]);

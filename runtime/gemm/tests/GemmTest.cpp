@@ -360,6 +360,52 @@ void testFP8Scaled() {
     }
 }
 
+/// The `_bias` entry points: the plain entry's f32 product plus bias[j],
+/// added in f32, into padded C.
+void testBias() {
+  for (Kind kind : {Kind::F32, Kind::BF16, Kind::F16})
+    for (int flags = 0; flags < 8; ++flags) {
+      const int64_t batch = 2, M = 17, N = 40, K = 33;
+      const bool tA = flags & 1, tB = flags & 2, bc = flags & 4;
+      void *a, *b;
+      Buffer<float> a32, b32;
+      Buffer<uint16_t> a16, b16;
+      if (kind == Kind::F32) {
+        a32 = makeBuffer<float>(kind, batch, tA ? K : M, tA ? M : K, true);
+        b32 = makeBuffer<float>(kind, bc ? 1 : batch, tB ? N : K, tB ? K : N, false);
+        a = &a32.desc, b = &b32.desc;
+      } else {
+        a16 = makeBuffer<uint16_t>(kind, batch, tA ? K : M, tA ? M : K, true);
+        b16 = makeBuffer<uint16_t>(kind, bc ? 1 : batch, tB ? N : K, tB ? K : N, false);
+        a = &a16.desc, b = &b16.desc;
+      }
+      Buffer<float> plain = makeBuffer<float>(Kind::F32, batch, M, N, false);
+      Buffer<float> c = makeBuffer<float>(Kind::F32, batch, M, N, true);
+      std::vector<float> bias(N);
+      for (int64_t j = 0; j < N; ++j) {
+        uint32_t bits;
+        bias[size_t(j)] = randomValue(Kind::F32, bits);
+      }
+      MemRef<float, 1> BIAS{bias.data(), bias.data(), 0, {N}, {1}};
+      call(kind, a, b, &plain.desc, tA, tB, bc);
+      if (kind == Kind::F32)
+        _mlir_ciface_lpc_rt_gemm_f32_bias(&a32.desc, &b32.desc, &c.desc, &BIAS, tA, tB, bc);
+      else if (kind == Kind::BF16)
+        _mlir_ciface_lpc_rt_gemm_bf16_bias(&a16.desc, &b16.desc, &c.desc, &BIAS, tA, tB, bc);
+      else
+        _mlir_ciface_lpc_rt_gemm_f16_bias(&a16.desc, &b16.desc, &c.desc, &BIAS, tA, tB, bc);
+      gemmsRun += 2;
+      int bad = 0;
+      forEachElement(batch, M, N, [&](int64_t bi, int64_t i, int64_t j) {
+        float want = plain.storage[size_t(plain.at(bi, i, j))] + bias[size_t(j)];
+        if (std::memcmp(&c.storage[size_t(c.at(bi, i, j))], &want, 4) != 0)
+          ++bad;
+      });
+      CHECK(bad == 0, "bias (kind %d, flags %d): %d elements differ from the "
+            "plain product plus bias", int(kind), flags, bad);
+    }
+}
+
 void testGrid() {
   const int64_t small[] = {1, 3, 17, 100};
   for (Kind kind : {Kind::F32, Kind::BF16, Kind::F16})
@@ -680,7 +726,7 @@ void testBf16Out() {
 void testSymbols() {
   size_t n = 0;
   const lpc::rt::GemmSymbol *syms = lpc::rt::gemmSymbols(&n);
-  CHECK(n == 13, "gemmSymbols: %zu entries", n);
+  CHECK(n == 16, "gemmSymbols: %zu entries", n);
   const char *names[] = {"_mlir_ciface_lpc_rt_gemm_f32",
                          "_mlir_ciface_lpc_rt_gemm_bf16",
                          "_mlir_ciface_lpc_rt_gemm_f16",
@@ -710,6 +756,7 @@ int main() {
   testLarge();
   testFP8();
   testFP8Scaled();
+  testBias();
   testBf16Out();
   testEmpty();
   testAllHalfPatterns();

@@ -8,7 +8,7 @@ own writer and of runtime/cuda's loader:
   exactly the parameters the launch passes (a view: two pointers, offset,
   sizes, strides; scalars one each), with matching widths;
 - GEMM operands are contiguous rank-3 views with consistent shapes, FP8
-  GEMMs' scales rank-0 F32 views;
+  GEMMs' scales rank-0 F32 views, biases F32 [N] views for F32 results;
 - copies move equally many bytes between contiguous views.
 
 Prints one summary line per function; exits 1 with every problem found.
@@ -139,6 +139,13 @@ def check_function(fn):
                     problem(f"{where} op {k}: gemm {key} is not a rank-0 F32 view")
             if len(scales) == 1 or (scales and not op["a_type"].startswith("F8")):
                 problem(f"{where} op {k}: gemm scales need both, and FP8 operands")
+            if "bias" in op:
+                view(op["bias"], k, "gemm bias")
+                if op["c_type"] != "F32" or op["bias"]["elem_bytes"] != 4 or \
+                        not contiguous(op["bias"]) or \
+                        op["bias"]["sizes"] != [c["sizes"][2]]:
+                    problem(f"{where} op {k}: gemm bias is not an F32 [N] view "
+                            f"for an F32 C")
             if problems and problems[-1].startswith(f"{where} op {k}: gemm"):
                 continue
             for key in "abc":
