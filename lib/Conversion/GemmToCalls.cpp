@@ -224,6 +224,15 @@ bool mayWrite(Operation *op, Value root) {
                       [&](Value v) { return rootBuffer(v) == root; });
 }
 
+/// Whether the buffer `m` exists where `op` is: an argument of op's block or
+/// made before op in it.
+bool availableAt(Value m, Operation *op) {
+  if (auto arg = dyn_cast<BlockArgument>(m))
+    return arg.getOwner() == op->getBlock();
+  Operation *def = m.getDefiningOp();
+  return def->getBlock() == op->getBlock() && def->isBeforeInBlock(op);
+}
+
 /// The dequantization of an FP8 GEMM's f32 accumulator `c` in its one
 /// consumer (lpc-to-linalg's scaled_matmul epilogue, maybe fused with what
 /// follows): the consumer's element of c is used once, by `c * (x * y)`,
@@ -336,13 +345,7 @@ Dequantization matchDequantization(linalg::GenericOp gemm, Value c) {
     if (t.getRank() != 0 || !t.getElementType().isF32() ||
         !t.getLayout().isIdentity())
       return {};
-    // The GEMM call reads it where the GEMM is.
-    if (Operation *def = m.getDefiningOp();
-        def && (def->getBlock() != gemm->getBlock() ||
-                !def->isBeforeInBlock(gemm)))
-      return {};
-    if (auto arg = dyn_cast<BlockArgument>(m);
-        arg && arg.getOwner() != gemm->getBlock())
+    if (!availableAt(m, gemm)) // the GEMM call reads it there
       return {};
     // Does it hold at the GEMM what the consumer got from it?
     if (load->getBlock() != gemm->getBlock())
@@ -406,14 +409,8 @@ Bias matchBias(linalg::GenericOp gemm, Value c) {
       map.getResult(0) != getAffineDimExpr(rank - 1, map.getContext()) ||
       t.getDimSize(0) != cast<MemRefType>(c.getType()).getDimSize(rank - 1))
     return {};
-  // The call reads the bias where the GEMM is.
   Value m = input->get();
-  if (Operation *def = m.getDefiningOp();
-      def && (def->getBlock() != gemm->getBlock() ||
-              !def->isBeforeInBlock(gemm)))
-    return {};
-  if (auto arg = dyn_cast<BlockArgument>(m);
-      arg && arg.getOwner() != gemm->getBlock())
+  if (!availableAt(m, gemm)) // the GEMM call reads the bias there
     return {};
   Value root = rootBuffer(m);
   for (Operation *op = gemm->getNextNode(); op != reader.op.getOperation();
