@@ -28,18 +28,29 @@ using mlir::lpc::lowering::rootBuffer;
 namespace {
 
 /// A [batch, rows, cols] view of a row-major contiguous memref, or null.
-Value view3d(OpBuilder &b, Location loc, Value v) {
+/// With `flatten`, every dimension but the last counts as rows: [1, rows,
+/// cols].
+Value view3d(OpBuilder &b, Location loc, Value v, bool flatten = false) {
   auto t = dyn_cast<MemRefType>(v.getType());
   if (!t || !t.getLayout().isIdentity() || !t.hasStaticShape() ||
       t.getRank() < 2)
     return {};
   int64_t rank = t.getRank();
   Value r = v;
+  if (flatten && rank > 2) {
+    ReassociationIndices lead;
+    for (int64_t i = 0; i < rank - 1; ++i)
+      lead.push_back(i);
+    r = memref::CollapseShapeOp::create(
+        b, loc, v, ArrayRef<ReassociationIndices>{lead, {rank - 1}});
+    t = cast<MemRefType>(r.getType());
+    rank = 2;
+  }
   if (rank == 2) {
     auto to = MemRefType::get({1, t.getDimSize(0), t.getDimSize(1)},
                               t.getElementType());
     r = memref::ExpandShapeOp::create(
-        b, loc, to, v, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+        b, loc, to, r, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
   } else if (rank > 3) {
     ReassociationIndices lead;
     for (int64_t i = 0; i < rank - 2; ++i)
@@ -163,7 +174,7 @@ void readRoundedInstead(linalg::GenericOp consumer, Value c, Value cb) {
 /// between the call and the copy, the GEMM writes that buffer itself and
 /// the copy and C's own buffer go.
 void storeIntoCopyTarget(func::CallOp call, unsigned cIndex,
-                         linalg::GenericOp copy, Value cb) {
+                         linalg::GenericOp copy, Value cb, bool flatten) {
   if (copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
       copy.getDpsInputs()[0] != cb ||
       !llvm::all_of(copy.getIndexingMapsArray(),
@@ -192,7 +203,7 @@ void storeIntoCopyTarget(func::CallOp call, unsigned cIndex,
   if (copy->getBlock() != call->getBlock())
     return;
   OpBuilder b(call);
-  Value out3 = view3d(b, call.getLoc(), out);
+  Value out3 = view3d(b, call.getLoc(), out, flatten);
   if (!out3)
     return;
   Value old3 = call.getOperand(cIndex);
@@ -590,13 +601,13 @@ struct LpcGemmToCallsPass
       Location loc = g.getLoc();
       int64_t aRank = cast<MemRefType>(a.getType()).getRank();
       int64_t wRank = cast<MemRefType>(w.getType()).getRank();
+      auto contiguous = [](Value v) {
+        auto t = cast<MemRefType>(v.getType());
+        return t.hasStaticShape() && t.getLayout().isIdentity();
+      };
       // cuBLASLt's FP8 GEMMs take A [M, K] and B as [N, K] only.
       bool transA = flags[0], transB = flags[1];
       if (callee.starts_with("lpc_rt_gemm_f8")) {
-        auto contiguous = [](Value v) {
-          auto t = cast<MemRefType>(v.getType());
-          return t.hasStaticShape() && t.getLayout().isIdentity();
-        };
         if (!contiguous(a) || !contiguous(w))
           continue;
         if (transA) {
@@ -608,7 +619,15 @@ struct LpcGemmToCallsPass
           transB = true;
         }
       }
-      Value a3 = view3d(b, loc, a), w3 = view3d(b, loc, w);
+      // A GEMM of a batch of row blocks against one weight (a Linear layer
+      // on [batch, seq, features]) is one GEMM of all the rows: the same
+      // products, and the libraries run one large GEMM faster than a
+      // batch of smaller ones.
+      bool broadcastB = wRank == 2 && aRank > 2;
+      bool flatten = broadcastB && !transA && contiguous(a) && contiguous(c);
+      if (flatten)
+        broadcastB = false;
+      Value a3 = view3d(b, loc, a, flatten), w3 = view3d(b, loc, w);
       if (!a3 || !w3)
         continue; // non-contiguous operand: the loop nest is still right
       auto ct3 = cast<MemRefType>(c.getType());
@@ -654,7 +673,7 @@ struct LpcGemmToCallsPass
         c = memref::AllocOp::create(ab, alloc.getLoc(), bt,
                                     alloc.getAlignmentAttr());
       }
-      Value c3 = view3d(b, loc, c); // (contiguous, checked above)
+      Value c3 = view3d(b, loc, c, flatten); // (contiguous, checked above)
       SmallVector<Value> operands{a3, w3, c3};
       if (deq)
         operands.append({deq.scales[0], deq.scales[1]});
@@ -665,7 +684,6 @@ struct LpcGemmToCallsPass
       auto i64 = [&](int64_t v) -> Value {
         return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
       };
-      bool broadcastB = wRank == 2 && aRank > 2;
       operands.append({i64(transA), i64(transB), i64(broadcastB)});
       auto fn = module.lookupSymbol<func::FuncOp>(name);
       if (!fn) {
@@ -693,11 +711,11 @@ struct LpcGemmToCallsPass
           dealloc.erase();
         }
         cf32.getDefiningOp()->erase();
-        storeIntoCopyTarget(call, 2, roundOnly, c);
+        storeIntoCopyTarget(call, 2, roundOnly, c, flatten);
       }
       if (biasReader && c.getDefiningOp<memref::AllocOp>() &&
           onlyFeeds(c, call, biasReader))
-        storeIntoCopyTarget(call, 2, biasReader, c);
+        storeIntoCopyTarget(call, 2, biasReader, c, flatten);
     }
     eraseWriteOnlyBuffers(module);
   }

@@ -9,7 +9,8 @@
 // INIT: return
 
 // Bufferized GEMMs become calls to the GEMM library on rank-3 views:
-// a rank-2 GEMM gets a batch of 1, a rank-3 x rank-2 GEMM a broadcast rhs;
+// a rank-2 GEMM gets a batch of 1, a rank-3 (transposed) x rank-2 GEMM a
+// broadcast rhs;
 // bf16 operands call the bf16 entry point, f16 operands the f16 one (it widens
 // them to f32 itself). A bf16 GEMM whose f32 accumulator is only rounded to
 // bf16 by its one reader stores bf16 itself (lpc_rt_gemm_bf16_bf16) and the
@@ -37,4 +38,17 @@ func.func @gemms(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x8xbf16>
   %2 = lpc.matmul %e, %b {transpose_a} : tensor<2x8x4xf32>, tensor<8x16xf32> -> tensor<2x4x16xf32>
   %3 = lpc.scaled_matmul %f, %g scales(%s, %s) : tensor<4x8xf8E4M3FN>, tensor<8x16xf8E4M3FN> -> tensor<4x16xf32>
   return %0, %1, %2, %3 : tensor<4x16xf32>, tensor<4x16xbf16>, tensor<2x4x16xf32>, tensor<4x16xf32>
+}
+
+// A rank-3 x rank-2 GEMM without a transposed lhs is one GEMM of all the
+// rows ([2, 4, 8] as [1, 8, 8], C [1, 8, 16]), broadcast_b 0: the same
+// products, one large GEMM instead of a batch of small ones.
+// CHECK-LABEL: func.func @rows
+// CHECK: %[[A:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : memref<2x4x8xf32> into memref<8x8xf32>
+// CHECK: memref.expand_shape %[[A]] {{\[\[}}0, 1], [2]] output_shape [1, 8, 8]
+// CHECK: memref.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : memref<2x4x16xf32> into memref<8x16xf32>
+// CHECK: call @lpc_rt_gemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i64, %c0_i64{{.*}}, %c0_i64{{.*}})
+func.func @rows(%e: tensor<2x4x8xf32>, %b: tensor<8x16xf32>) -> tensor<2x4x16xf32> {
+  %0 = lpc.matmul %e, %b : tensor<2x4x8xf32>, tensor<8x16xf32> -> tensor<2x4x16xf32>
+  return %0 : tensor<2x4x16xf32>
 }
