@@ -653,6 +653,30 @@ int checkArtifact(const std::string &path) {
                 f.modules.size(), gemms, counts(gemmTypes).c_str(), copies,
                 bytesText(size_t(f.arenaBytes)).c_str(), f.buffers.size());
   }
+  // cuBLASLt's descriptor calls need no GPU: where the library is here, it
+  // must accept every GEMM as the runtime will describe it (types, layout,
+  // scale pointers, epilogue).
+  Expected<const CublasLt *> lt = loadCublasLt();
+  if (!lt) {
+    std::printf("cuBLASLt not loaded (%s): GEMM descriptors not checked.\n",
+                lt.error().message().c_str());
+    return kExitOk;
+  }
+  std::set<std::string> seen;
+  for (const ArtifactFunction &f : art->functions)
+    for (size_t i = 0; i < f.ops.size(); ++i)
+      if (const GemmOp *g = std::get_if<GemmOp>(&f.ops[i])) {
+        GemmDesc d = g->desc();
+        if (!seen.insert(d.str()).second)
+          continue;
+        if (Error e = checkGemmDescriptors(**lt, d)) {
+          std::fprintf(stderr, "lpc-cuda-check: %s: function '%s', op %zu: %s\n", path.c_str(),
+                       f.name.c_str(), i, e.message().c_str());
+          return kExitFailed;
+        }
+      }
+  std::printf("cuBLASLt %zu accepts the descriptors of all %zu distinct GEMMs.\n",
+              cublasLtVersion(**lt), seen.size());
   return kExitOk;
 }
 
