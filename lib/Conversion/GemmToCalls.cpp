@@ -169,29 +169,52 @@ void readRoundedInstead(linalg::GenericOp consumer, Value c, Value cb) {
   }
 }
 
-/// When `copy` (after readRoundedInstead) just copies the GEMM's bf16 C
-/// into another contiguous buffer of the same shape that nothing touches
-/// between the call and the copy, the GEMM writes that buffer itself and
-/// the copy and C's own buffer go.
+/// Whether the buffer `m` exists where `op` is: an argument of op's block or
+/// made before op in it.
+bool availableAt(Value m, Operation *op) {
+  if (auto arg = dyn_cast<BlockArgument>(m))
+    return arg.getOwner() == op->getBlock();
+  Operation *def = m.getDefiningOp();
+  return def->getBlock() == op->getBlock() && def->isBeforeInBlock(op);
+}
+
+/// Whether every use of `v` is `call` (through views), `reader` or a
+/// deallocation: C's buffer then holds nothing anyone else needs.
+bool onlyFeeds(Value v, func::CallOp call, Operation *reader) {
+  return llvm::all_of(v.getUsers(), [&](Operation *u) {
+    if (u == call.getOperation() || u == reader || isa<memref::DeallocOp>(u))
+      return true;
+    return isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
+               u) &&
+           onlyFeeds(u->getResult(0), call, nullptr);
+  });
+}
+
+/// Whether `g` copies its one input into its one output element by element
+/// (identity maps, a body that yields the input).
+bool isPlainCopy(linalg::GenericOp g) {
+  Block &body = g.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  return g.getNumDpsInputs() == 1 && g.getNumDpsInits() == 1 &&
+         body.getOperations().size() == 1 &&
+         yield.getValues()[0] == body.getArgument(0) &&
+         llvm::all_of(g.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); });
+}
+
+/// When `copy` just copies the GEMM's C (`cb`, a buffer made for it that
+/// nothing but the call, the copy and its deallocation uses) into another
+/// contiguous buffer of the same shape that nothing touches between the
+/// call and the copy, the GEMM writes that buffer itself and the copy and
+/// C's own buffer go.
 void storeIntoCopyTarget(func::CallOp call, unsigned cIndex,
                          linalg::GenericOp copy, Value cb, bool flatten) {
-  if (copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
-      copy.getDpsInputs()[0] != cb ||
-      !llvm::all_of(copy.getIndexingMapsArray(),
-                    [](AffineMap m) { return m.isIdentity(); }))
-    return;
-  Block &body = copy.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  if (body.getOperations().size() != 1 ||
-      yield.getValues()[0] != body.getArgument(0))
+  if (!isPlainCopy(copy) || copy.getDpsInputs()[0] != cb ||
+      !cb.getDefiningOp<memref::AllocOp>() || !onlyFeeds(cb, call, copy))
     return;
   Value out = copy.getDpsInits()[0];
   auto outType = dyn_cast<MemRefType>(out.getType());
-  if (!outType || outType != cb.getType())
-    return;
-  Operation *def = out.getDefiningOp();
-  if (def && (def->getBlock() != call->getBlock() ||
-              !def->isBeforeInBlock(call)))
+  if (!outType || outType != cb.getType() || !availableAt(out, call))
     return;
   Value root = rootBuffer(out);
   if (touches(call, root)) // the target holds A or B (a reused buffer)
@@ -233,15 +256,6 @@ bool mayWrite(Operation *op, Value root) {
     return true;
   return llvm::any_of(l.getDpsInits(),
                       [&](Value v) { return rootBuffer(v) == root; });
-}
-
-/// Whether the buffer `m` exists where `op` is: an argument of op's block or
-/// made before op in it.
-bool availableAt(Value m, Operation *op) {
-  if (auto arg = dyn_cast<BlockArgument>(m))
-    return arg.getOwner() == op->getBlock();
-  Operation *def = m.getDefiningOp();
-  return def->getBlock() == op->getBlock() && def->isBeforeInBlock(op);
 }
 
 /// The dequantization of an FP8 GEMM's f32 accumulator `c` in its one
@@ -458,14 +472,8 @@ linalg::GenericOp dropBias(Bias &bias) {
   rebuilt.getBody()->eraseArgument(drop);
   g.erase();
   // C copied onto itself.
-  Block *body = rebuilt.getBody();
-  auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  if (rebuilt.getNumDpsInputs() == 1 && rebuilt.getNumDpsInits() == 1 &&
-      rebuilt.getDpsInputs()[0] == rebuilt.getDpsInits()[0] &&
-      body->getOperations().size() == 1 &&
-      yield.getValues()[0] == body->getArgument(0) &&
-      llvm::all_of(rebuilt.getIndexingMapsArray(),
-                   [](AffineMap m) { return m.isIdentity(); })) {
+  if (isPlainCopy(rebuilt) &&
+      rebuilt.getDpsInputs()[0] == rebuilt.getDpsInits()[0]) {
     rebuilt.erase();
     return {};
   }
@@ -478,8 +486,9 @@ void materializeScales(Dequantization &d, OpBuilder &b) {
   for (int i = 0; i < 2; ++i) {
     if (!d.ownBuffer[i])
       continue;
-    if (i == 1 && d.loads[1] == d.loads[0]) { // x * x
+    if (i == 1 && d.loads[1] == d.loads[0]) { // x * x: one buffer
       d.scales[1] = d.scales[0];
+      d.ownBuffer[1] = false;
       continue;
     }
     OpBuilder::InsertionGuard guard(b);
@@ -496,7 +505,7 @@ void freeOwnScales(const Dequantization &d, func::CallOp call) {
   OpBuilder b(call->getContext());
   b.setInsertionPointAfter(call);
   for (int i = 0; i < 2; ++i)
-    if (d.ownBuffer[i] && !(i == 1 && d.scales[1] == d.scales[0]))
+    if (d.ownBuffer[i])
       memref::DeallocOp::create(b, call.getLoc(), d.scales[i]);
 }
 
@@ -518,18 +527,6 @@ void dropDequantization(Dequantization &d) {
   for (Operation *l : loads)
     if (l && l->use_empty())
       l->erase();
-}
-
-/// Whether every use of `v` is `call` (through views), `reader` or a
-/// deallocation: C's buffer then holds nothing anyone else needs.
-bool onlyFeeds(Value v, func::CallOp call, Operation *reader) {
-  return llvm::all_of(v.getUsers(), [&](Operation *u) {
-    if (u == call.getOperation() || u == reader || isa<memref::DeallocOp>(u))
-      return true;
-    return isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
-               u) &&
-           onlyFeeds(u->getResult(0), call, nullptr);
-  });
 }
 
 /// The FP8 GEMM entry point for element types `a` x `b`, or "".
@@ -606,8 +603,9 @@ struct LpcGemmToCallsPass
         return t.hasStaticShape() && t.getLayout().isIdentity();
       };
       // cuBLASLt's FP8 GEMMs take A [M, K] and B as [N, K] only.
+      bool isFP8 = callee.starts_with("lpc_rt_gemm_f8");
       bool transA = flags[0], transB = flags[1];
-      if (callee.starts_with("lpc_rt_gemm_f8")) {
+      if (isFP8) {
         if (!contiguous(a) || !contiguous(w))
           continue;
         if (transA) {
@@ -630,16 +628,13 @@ struct LpcGemmToCallsPass
       Value a3 = view3d(b, loc, a, flatten), w3 = view3d(b, loc, w);
       if (!a3 || !w3)
         continue; // non-contiguous operand: the loop nest is still right
-      auto ct3 = cast<MemRefType>(c.getType());
-      if (!ct3.getLayout().isIdentity() || !ct3.hasStaticShape() ||
-          ct3.getRank() < 2)
+      if (!contiguous(c) || cast<MemRefType>(c.getType()).getRank() < 2)
         continue; // C not contiguous: nothing has changed yet
       std::string name = callee.str();
       // An FP8 GEMM applies the dequantization (the operands' scale
       // inverses) itself, as cuBLASLt's A/B scale pointers.
       Dequantization deq;
-      if (callee.starts_with("lpc_rt_gemm_f8") &&
-          (deq = matchDequantization(g, c))) {
+      if (isFP8 && (deq = matchDequantization(g, c))) {
         materializeScales(deq, b);
         dropDequantization(deq);
         name += "_scaled";
@@ -650,8 +645,7 @@ struct LpcGemmToCallsPass
       Bias bias;
       Value biasBuffer;
       linalg::GenericOp biasReader;
-      if (!callee.starts_with("lpc_rt_gemm_f8") &&
-          (bias = matchBias(g, c))) {
+      if (!isFP8 && (bias = matchBias(g, c))) {
         biasBuffer = bias.input->get();
         biasReader = dropBias(bias);
         name += "_bias";
@@ -713,8 +707,7 @@ struct LpcGemmToCallsPass
         cf32.getDefiningOp()->erase();
         storeIntoCopyTarget(call, 2, roundOnly, c, flatten);
       }
-      if (biasReader && c.getDefiningOp<memref::AllocOp>() &&
-          onlyFeeds(c, call, biasReader))
+      if (biasReader)
         storeIntoCopyTarget(call, 2, biasReader, c, flatten);
     }
     eraseWriteOnlyBuffers(module);

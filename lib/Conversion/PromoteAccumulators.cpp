@@ -20,13 +20,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringUtils.h"
 #include "lpc/Conversion/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir {
 namespace lpc {
@@ -36,19 +36,9 @@ namespace lpc {
 } // namespace mlir
 
 using namespace mlir;
+using mlir::lpc::lowering::rootBuffer;
 
 namespace {
-
-/// The buffer `v` is a view of (through subviews, reshapes, casts).
-Value rootOf(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      break;
-    v = view.getViewSource();
-  }
-  return v;
-}
 
 bool isAllocation(Value root) {
   return root.getDefiningOp<memref::AllocOp>() ||
@@ -56,7 +46,7 @@ bool isAllocation(Value root) {
 }
 
 bool mayAlias(Value a, Value b) {
-  Value ra = rootOf(a), rb = rootOf(b);
+  Value ra = rootBuffer(a), rb = rootBuffer(b);
   return ra == rb || (!isAllocation(ra) && !isAllocation(rb));
 }
 

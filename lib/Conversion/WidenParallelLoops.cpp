@@ -24,8 +24,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/bit.h"
 
@@ -39,13 +39,6 @@ namespace lpc {
 using namespace mlir;
 
 namespace {
-
-std::optional<int64_t> constantOf(Value v) {
-  APInt c;
-  if (matchPattern(v, m_ConstantInt(&c)))
-    return c.getSExtValue();
-  return std::nullopt;
-}
 
 /// Bytes of one element of `t` (memrefs of ints, floats, FP8), or 0.
 int64_t elementBytes(MemRefType t) {
@@ -61,9 +54,9 @@ int64_t widthFor(scf::ParallelOp loop, int64_t bytes) {
   if (loop.getNumResults() != 0)
     return 1;
   unsigned inner = loop.getNumLoops() - 1;
-  std::optional<int64_t> lb = constantOf(loop.getLowerBound()[inner]);
-  std::optional<int64_t> ub = constantOf(loop.getUpperBound()[inner]);
-  std::optional<int64_t> step = constantOf(loop.getStep()[inner]);
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[inner]);
+  std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound()[inner]);
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep()[inner]);
   if (!lb || !ub || !step || *lb != 0 || *step != 1 || *ub < 2)
     return 1;
   Value iv = loop.getInductionVars()[inner];
@@ -108,7 +101,7 @@ void widen(scf::ParallelOp loop, int64_t v) {
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   SmallVector<Value> ubs(loop.getUpperBound());
-  int64_t n = *constantOf(ubs[inner]);
+  int64_t n = *getConstantIntValue(ubs[inner]);
   ubs[inner] = arith::ConstantIndexOp::create(b, loc, n / v);
   auto wide = scf::ParallelOp::create(b, loc, loop.getLowerBound(), ubs,
                                       loop.getStep());

@@ -30,8 +30,8 @@ namespace lpc {
 /// `profile`, lpc-profile-marks brackets every top-level op with a timer call.
 /// With `parallelMinWork` > 0, loop nests of at least that many innermost
 /// iterations become lpc_rt_parallel_for calls (lpc-outline-parallel-loops).
-/// With `gpuLoopPasses`, the GPU pipeline's loop passes (lpc-split-reductions,
-/// lpc-parallel-dims-outer, lpc-gpu-serial-kernels) run too: a way to check
+/// With `gpuLoopPasses`, the GPU pipeline's loop stage
+/// (gpuLoopPassesPipeline) and GEMM lowering run too: a way to check
 /// their semantics against the reference without a GPU; they split down to
 /// the smallest sizes (so that small test models exercise every case), or
 /// with `gpuSizes` at the GPU pipeline's own sizes.
@@ -52,8 +52,10 @@ void registerCPUCodegenPipeline();
 /// (lpc-split-reductions{splitOptions}), parallel dimensions first,
 /// parallel loops, the embedding gradient's columns and token chunks in
 /// parallel (lpc-parallel-scatter{scatterOptions}),
-/// accumulators in registers, parallel loops collapsed to one dimension,
-/// the serial rest as one-iteration loops (lpc-gpu-serial-kernels). Also
+/// accumulators in registers, elementwise loops taking 16 bytes of their
+/// narrowest type per iteration (lpc-widen-parallel-loops), parallel loops
+/// collapsed to one dimension, the serial rest as one-iteration loops
+/// (lpc-gpu-serial-kernels). Also
 /// run on the CPU by lpc-jit --gpu-loop-passes to check their semantics
 /// against the reference.
 std::string gpuLoopPassesPipeline(llvm::StringRef splitOptions = "",
