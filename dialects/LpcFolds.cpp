@@ -161,6 +161,54 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
   return getResult();
 }
 
+namespace {
+/// cast(reshape(x)) -> reshape(cast(x)): the same elements, converted the
+/// same way. The autodiff pass reshapes saved activations for the weight
+/// gradient GEMMs ([B, S, D] -> [B*S, D]) and lpc-insert-casts then casts the
+/// reshape, while the forward already casts x itself; with the cast next to
+/// x, CSE keeps one of the two (one pass over the activation fewer, and the
+/// forward's producer can fuse with its only remaining consumer).
+struct CastOfReshape : OpRewritePattern<CastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto reshape = op.getInput().getDefiningOp<ReshapeOp>();
+    if (!reshape)
+      return failure();
+    Value x = reshape.getInput();
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto elt = op.getType().getElementType();
+    auto early = CastOp::create(rewriter, op.getLoc(), xType.clone(elt), x,
+                               op.getSaturate());
+    early->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    auto moved = ReshapeOp::create(rewriter, reshape.getLoc(), op.getType(),
+                                   early.getResult());
+    moved->setDiscardableAttrs(reshape->getDiscardableAttrDictionary());
+    // A reshape's assigned precision is its element type's (it follows its
+    // input); keep that true for lpc-insert-casts if it runs later, and the
+    // rule's text with it.
+    if (moved->hasAttr(LpcDialect::getAssignedAttrName())) {
+      moved->removeAttr(LpcDialect::getAssignedAttrName());
+      moved->removeAttr(LpcDialect::getReasonAttrName());
+      if (std::optional<Precision> p = getPrecisionFor(elt)) {
+        moved->setAttr(LpcDialect::getAssignedAttrName(),
+                       PrecisionAttr::get(getContext(), *p));
+        moved->setAttr(LpcDialect::getReasonAttrName(),
+                       rewriter.getStringAttr("follow: inputs are " +
+                                              stringifyPrecision(*p)));
+      }
+    }
+    rewriter.replaceOp(op, moved.getResult());
+    return success();
+  }
+};
+} // namespace
+
+void CastOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *context) {
+  results.add<CastOfReshape>(context);
+}
+
 /// quantize(cast(x)) = quantize(x) when the cast is exact: x * scale is the
 /// same product, rounded once to fp8.
 OpFoldResult QuantizeOp::fold(FoldAdaptor) {

@@ -655,6 +655,7 @@ def Lpc_CastOp : Lpc_Op<"cast", [Pure, FixedPrecision]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Lpc_QuantizeOp : Lpc_Op<"quantize", [Pure, FixedPrecision]> {
