@@ -4,6 +4,7 @@
 #include "lpc/Conversion/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 
 using namespace mlir;
 using namespace mlir::lpc;
@@ -48,11 +49,30 @@ struct LowerBroadcast : OpRewritePattern<BroadcastOp> {
   }
 };
 
+/// A reshape that only splits dimensions becomes tensor.expand_shape and one
+/// that only merges them tensor.collapse_shape: bufferized, these stay views
+/// of strided buffers (a slice of the fused qkv projection split into heads
+/// is read in place), where tensor.reshape needs an identity layout and so
+/// a copy of any such slice. Other reshapes keep tensor.reshape.
 struct LowerReshape : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReshapeOp op,
                                 PatternRewriter &rewriter) const override {
     RankedTensorType out = op.getType();
+    auto in = cast<RankedTensorType>(op.getInput().getType());
+    if (out.getRank() > in.getRank()) {
+      if (auto re = getReassociationIndicesForReshape(out, in)) {
+        rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, out,
+                                                           op.getInput(), *re);
+        return success();
+      }
+    } else if (out.getRank() < in.getRank()) {
+      if (auto re = getReassociationIndicesForReshape(in, out)) {
+        rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+            op, out, op.getInput(), *re);
+        return success();
+      }
+    }
     Value shape = arith::ConstantOp::create(
         rewriter, op.getLoc(),
         DenseElementsAttr::get(

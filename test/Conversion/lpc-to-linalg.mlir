@@ -98,3 +98,21 @@ func.func @model() -> tensor<f32> {
   %l = lpc.mse_loss %h, %t : tensor<2x4xf32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// Reshapes that only split or only merge dimensions stay views after
+// bufferization (expand/collapse_shape, strided layouts allowed); others are
+// tensor.reshape (identity layouts, a copy when the input is strided).
+// CHECK-LABEL: func.func @reshapes
+// CHECK: tensor.extract_slice
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] output_shape [2, 4, 2, 3] : tensor<2x4x6xf32> into tensor<2x4x2x3xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<2x4x6xf32> into tensor<8x6xf32>
+// CHECK: tensor.reshape %{{.*}}(%{{.*}}) : (tensor<2x4x6xf32>, tensor<2xi64>) -> tensor<4x12xf32>
+func.func @reshapes(%x: tensor<2x4x18xf32>) -> (tensor<2x4x2x3xf32>, tensor<8x6xf32>, tensor<4x12xf32>) {
+  %s = lpc.slice %x start = [0, 0, 6] limit = [2, 4, 12] step = [1, 1, 1] : tensor<2x4x18xf32> -> tensor<2x4x6xf32>
+  %0 = lpc.reshape %s : tensor<2x4x6xf32> -> tensor<2x4x2x3xf32>
+  %1 = lpc.reshape %s : tensor<2x4x6xf32> -> tensor<8x6xf32>
+  %2 = lpc.reshape %s : tensor<2x4x6xf32> -> tensor<4x12xf32>
+  return %0, %1, %2 : tensor<2x4x2x3xf32>, tensor<8x6xf32>, tensor<4x12xf32>
+}
