@@ -567,11 +567,11 @@ func.func @scale_minus_one_keeps_pin(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// cast(reshape(x)) -> reshape(cast(x)), so that CSE keeps one cast where x
-// is also cast directly (the backward's weight-gradient GEMMs reshape saved
-// activations that the forward already cast). The reshape's assigned
-// precision follows its new element type; saturate stays on the cast. (The
-// two casts of x are left to CSE.)
+// cast(reshape(x)) -> reshape(cast(x)) for a narrowing cast, so that CSE
+// keeps one cast where x is also cast directly (the backward's weight-gradient
+// GEMMs reshape saved activations that the forward already cast). The
+// reshape's assigned precision follows its new element type; saturate stays
+// on the cast. (The two casts of x are left to CSE.)
 // CHECK-LABEL: func.func @cast_of_reshape(
 // CHECK-SAME: %[[X:[^:]+]]: tensor<2x3x4xf32>)
 // CHECK-NEXT: %[[C:.*]] = lpc.cast %[[X]] : tensor<2x3x4xf32> to tensor<2x3x4xbf16>
@@ -587,4 +587,19 @@ func.func @cast_of_reshape(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xbf16>, tensor
   %3 = lpc.reshape %x : tensor<2x3x4xf32> -> tensor<24xf32>
   %4 = lpc.cast %3 {saturate} : tensor<24xf32> to tensor<24xf8E4M3FN>
   return %0, %2, %4 : tensor<2x3x4xbf16>, tensor<6x4xbf16>, tensor<24xf8E4M3FN>
+}
+
+// -----
+
+// A widening cast stays after the reshape: shared with the forward, the wide
+// copy would live through the step in place of the narrow x.
+// CHECK-LABEL: func.func @widening_cast_of_reshape(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<2x3x4xbf16>)
+// CHECK-NEXT: %[[R:.*]] = lpc.reshape %[[X]] : tensor<2x3x4xbf16> -> tensor<6x4xbf16>
+// CHECK-NEXT: %[[C:.*]] = lpc.cast %[[R]] : tensor<6x4xbf16> to tensor<6x4xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @widening_cast_of_reshape(%x: tensor<2x3x4xbf16>) -> tensor<6x4xf32> {
+  %0 = lpc.reshape %x : tensor<2x3x4xbf16> -> tensor<6x4xbf16>
+  %1 = lpc.cast %0 : tensor<6x4xbf16> to tensor<6x4xf32>
+  return %1 : tensor<6x4xf32>
 }
