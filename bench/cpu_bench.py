@@ -290,7 +290,7 @@ def main():
     policies = args.policies.split(",")
     lpc_t = {(m, p): [] for m in models for p in policies}
     lpc_run_med = {(m, p): [] for m in models for p in policies}
-    torch_t, torch_run_med = {}, {}
+    torch_t, torch_run_med, torch_rep_med = {}, {}, {}
     variants = sorted(set(TORCH_VARIANT[p] for p in policies), key=lambda v: v != "fp32")
     if compile_ok:
         variants += [v + "+compile" for v in list(variants)]
@@ -314,6 +314,7 @@ def main():
                         continue
                     torch_t.setdefault((m, v), []).extend(tt)
                     torch_run_med.setdefault((m, v), []).append(statistics.median(tt))
+                    torch_rep_med.setdefault((m, v), {})[rep] = statistics.median(tt)
                     print(f"[rep {rep}] torch {m} {v}: median {statistics.median(tt) * 1e3:.1f} ms "
                           f"(loss {tl[0]:.3f} -> {tl[-1]:.3f})", flush=True)
 
@@ -335,6 +336,22 @@ def main():
             print(f"| {m} | {p} | {lt * 1e3:.1f} | {batch / lt:.0f} | {fl / lt / 1e9:.0f} | {vname} | "
                   f"{tt * 1e3:.1f} | {fl / tt / 1e9:.0f} | {tt / lt:.2f} |")
             rows.append(dict(model=m, policy=p, lpc_ms=lt * 1e3, torch_variant=vname, torch_ms=tt * 1e3))
+    # The machine's noise moves both sides from one repetition to the next; the ratio of each
+    # repetition's medians (the two ran back to back) shows how far the table's ratio can be
+    # trusted.
+    print("per-repetition ratios (PyTorch variant of the table / lpc, medians of the same repetition):")
+    for m in models:
+        for p in policies:
+            best = [vv for vv in (TORCH_VARIANT[p], TORCH_VARIANT[p] + "+compile") if (m, vv) in torch_t]
+            if not best:
+                continue
+            vname = min(best, key=lambda vv: statistics.median(torch_t[(m, vv)]))
+            ratios = [torch_rep_med[(m, vname)][r] / l for r, l in enumerate(lpc_run_med[(m, p)])
+                      if r in torch_rep_med[(m, vname)]]
+            if not ratios:
+                continue
+            print(f"  {m} {p} ({vname}): " + ", ".join(f"{r:.2f}" for r in ratios)
+                  + f"  (min {min(ratios):.2f}, max {max(ratios):.2f})")
     print("per-run medians (ms):")
     for (m, p), r in lpc_run_med.items():
         print(f"  lpc {m} {p}: " + ", ".join(f"{x * 1e3:.1f}" for x in r))
