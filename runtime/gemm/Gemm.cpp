@@ -699,26 +699,16 @@ extern "C" void _mlir_ciface_lpc_rt_gemm_f8e5m2_f8e4m3(
           kE5M2ToBF16, kE4M3ToBF16);
 }
 
-extern "C" void _mlir_ciface_lpc_rt_gemm_f32_bias(
-    MemRef3F32 *A, MemRef3F32 *B, MemRef3F32 *C, MemRef1F32 *BIAS,
-    int64_t transA, int64_t transB, int64_t broadcastB) {
-  _mlir_ciface_lpc_rt_gemm_f32(A, B, C, transA, transB, broadcastB);
-  addBias("lpc_rt_gemm_f32_bias", C, BIAS);
-}
-
-extern "C" void _mlir_ciface_lpc_rt_gemm_bf16_bias(
-    MemRef3U16 *A, MemRef3U16 *B, MemRef3F32 *C, MemRef1F32 *BIAS,
-    int64_t transA, int64_t transB, int64_t broadcastB) {
-  _mlir_ciface_lpc_rt_gemm_bf16(A, B, C, transA, transB, broadcastB);
-  addBias("lpc_rt_gemm_bf16_bias", C, BIAS);
-}
-
-extern "C" void _mlir_ciface_lpc_rt_gemm_f16_bias(
-    MemRef3U16 *A, MemRef3U16 *B, MemRef3F32 *C, MemRef1F32 *BIAS,
-    int64_t transA, int64_t transB, int64_t broadcastB) {
-  _mlir_ciface_lpc_rt_gemm_f16(A, B, C, transA, transB, broadcastB);
-  addBias("lpc_rt_gemm_f16_bias", C, BIAS);
-}
+// The plain GEMM into C, then the bias added to it.
+#define LPC_DEFINE_BIAS(NAME, ABTYPE, PLAIN)                                   \
+  extern "C" LPC_RT_GEMM_BIAS(NAME, ABTYPE) {                                  \
+    _mlir_ciface_##PLAIN(A, B, C, transA, transB, broadcastB);                 \
+    addBias(#NAME, C, BIAS);                                                   \
+  }
+LPC_DEFINE_BIAS(lpc_rt_gemm_f32_bias, MemRef3F32, lpc_rt_gemm_f32)
+LPC_DEFINE_BIAS(lpc_rt_gemm_bf16_bias, MemRef3U16, lpc_rt_gemm_bf16)
+LPC_DEFINE_BIAS(lpc_rt_gemm_f16_bias, MemRef3U16, lpc_rt_gemm_f16)
+#undef LPC_DEFINE_BIAS
 
 #define LPC_DEFINE_FP8_SCALED(NAME, CTYPE, ATABLE, BTABLE)                    \
   extern "C" LPC_RT_GEMM_FP8_SCALED(NAME, CTYPE) {                             \
@@ -789,37 +779,27 @@ void setGemmThreads(int n) {
 int gemmThreads() { return wantedThreads(); }
 
 const GemmSymbol *gemmSymbols(size_t *count) {
-  static const GemmSymbol symbols[] = {
-      {"_mlir_ciface_lpc_rt_gemm_f32",
-       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_f32)},
-      {"_mlir_ciface_lpc_rt_gemm_bf16",
-       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_bf16)},
-      {"_mlir_ciface_lpc_rt_gemm_f16",
-       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_f16)},
-      {"_mlir_ciface_lpc_rt_gemm_bf16_bf16",
-       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_bf16_bf16)},
-      {"_mlir_ciface_lpc_rt_gemm_f8e4m3_f8e4m3",
-       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_f8e4m3_f8e4m3)},
-      {"_mlir_ciface_lpc_rt_gemm_f8e4m3_f8e5m2",
-       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_f8e4m3_f8e5m2)},
-      {"_mlir_ciface_lpc_rt_gemm_f8e5m2_f8e4m3",
-       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_f8e5m2_f8e4m3)},
-#define LPC_FP8_SCALED_SYMBOL(NAME)                                            \
+#define LPC_GEMM_SYMBOL(NAME)                                                  \
   {"_mlir_ciface_" #NAME, reinterpret_cast<void *>(&_mlir_ciface_##NAME)}
-      LPC_FP8_SCALED_SYMBOL(lpc_rt_gemm_f8e4m3_f8e4m3_scaled),
-      LPC_FP8_SCALED_SYMBOL(lpc_rt_gemm_f8e4m3_f8e5m2_scaled),
-      LPC_FP8_SCALED_SYMBOL(lpc_rt_gemm_f8e5m2_f8e4m3_scaled),
-      LPC_FP8_SCALED_SYMBOL(lpc_rt_gemm_f8e4m3_f8e4m3_scaled_bf16),
-      LPC_FP8_SCALED_SYMBOL(lpc_rt_gemm_f8e4m3_f8e5m2_scaled_bf16),
-      LPC_FP8_SCALED_SYMBOL(lpc_rt_gemm_f8e5m2_f8e4m3_scaled_bf16),
-#undef LPC_FP8_SCALED_SYMBOL
-      {"_mlir_ciface_lpc_rt_gemm_f32_bias",
-       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_f32_bias)},
-      {"_mlir_ciface_lpc_rt_gemm_bf16_bias",
-       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_bf16_bias)},
-      {"_mlir_ciface_lpc_rt_gemm_f16_bias",
-       reinterpret_cast<void *>(&_mlir_ciface_lpc_rt_gemm_f16_bias)},
+  static const GemmSymbol symbols[] = {
+      LPC_GEMM_SYMBOL(lpc_rt_gemm_f32),
+      LPC_GEMM_SYMBOL(lpc_rt_gemm_bf16),
+      LPC_GEMM_SYMBOL(lpc_rt_gemm_f16),
+      LPC_GEMM_SYMBOL(lpc_rt_gemm_bf16_bf16),
+      LPC_GEMM_SYMBOL(lpc_rt_gemm_f8e4m3_f8e4m3),
+      LPC_GEMM_SYMBOL(lpc_rt_gemm_f8e4m3_f8e5m2),
+      LPC_GEMM_SYMBOL(lpc_rt_gemm_f8e5m2_f8e4m3),
+      LPC_GEMM_SYMBOL(lpc_rt_gemm_f8e4m3_f8e4m3_scaled),
+      LPC_GEMM_SYMBOL(lpc_rt_gemm_f8e4m3_f8e5m2_scaled),
+      LPC_GEMM_SYMBOL(lpc_rt_gemm_f8e5m2_f8e4m3_scaled),
+      LPC_GEMM_SYMBOL(lpc_rt_gemm_f8e4m3_f8e4m3_scaled_bf16),
+      LPC_GEMM_SYMBOL(lpc_rt_gemm_f8e4m3_f8e5m2_scaled_bf16),
+      LPC_GEMM_SYMBOL(lpc_rt_gemm_f8e5m2_f8e4m3_scaled_bf16),
+      LPC_GEMM_SYMBOL(lpc_rt_gemm_f32_bias),
+      LPC_GEMM_SYMBOL(lpc_rt_gemm_bf16_bias),
+      LPC_GEMM_SYMBOL(lpc_rt_gemm_f16_bias),
   };
+#undef LPC_GEMM_SYMBOL
   *count = sizeof(symbols) / sizeof(symbols[0]);
   return symbols;
 }

@@ -157,24 +157,13 @@ LPC_RT_GEMM_FP8_SCALED(lpc_rt_gemm_f8e5m2_f8e4m3_scaled_bf16, lpc::rt::MemRef3U1
 /// f32 / bf16 / f16 GEMMs with an f32 result and a bias: C[b, i, j] =
 /// product + BIAS[j], added in f32 (cuBLASLt's bias epilogue; what lpc's
 /// graph computes when it adds an f32 bias to an f32 product).
-void _mlir_ciface_lpc_rt_gemm_f32_bias(lpc::rt::MemRef3F32 *A,
-                                       lpc::rt::MemRef3F32 *B,
-                                       lpc::rt::MemRef3F32 *C,
-                                       lpc::rt::MemRef1F32 *BIAS,
-                                       int64_t transA, int64_t transB,
-                                       int64_t broadcastB);
-void _mlir_ciface_lpc_rt_gemm_bf16_bias(lpc::rt::MemRef3U16 *A,
-                                        lpc::rt::MemRef3U16 *B,
-                                        lpc::rt::MemRef3F32 *C,
-                                        lpc::rt::MemRef1F32 *BIAS,
-                                        int64_t transA, int64_t transB,
-                                        int64_t broadcastB);
-void _mlir_ciface_lpc_rt_gemm_f16_bias(lpc::rt::MemRef3U16 *A,
-                                       lpc::rt::MemRef3U16 *B,
-                                       lpc::rt::MemRef3F32 *C,
-                                       lpc::rt::MemRef1F32 *BIAS,
-                                       int64_t transA, int64_t transB,
-                                       int64_t broadcastB);
+#define LPC_RT_GEMM_BIAS(NAME, ABTYPE)                                         \
+  void _mlir_ciface_##NAME(ABTYPE *A, ABTYPE *B, lpc::rt::MemRef3F32 *C,       \
+                           lpc::rt::MemRef1F32 *BIAS, int64_t transA,          \
+                           int64_t transB, int64_t broadcastB)
+LPC_RT_GEMM_BIAS(lpc_rt_gemm_f32_bias, lpc::rt::MemRef3F32);
+LPC_RT_GEMM_BIAS(lpc_rt_gemm_bf16_bias, lpc::rt::MemRef3U16);
+LPC_RT_GEMM_BIAS(lpc_rt_gemm_f16_bias, lpc::rt::MemRef3U16);
 
 } // extern "C"
 
