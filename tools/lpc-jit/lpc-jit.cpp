@@ -68,8 +68,9 @@ static llvm::cl::opt<double> lowTol(
     llvm::cl::init(3e-2));
 static llvm::cl::opt<std::string> functionName(
     llvm::cl::cat(toolOptions), "function",
-    llvm::cl::desc("run this function once on random arguments instead of a "
-                   "model's train step"),
+    llvm::cl::desc("run this function on random arguments instead of a "
+                   "model's train step (once, or --steps times on the same "
+                   "arguments)"),
     llvm::cl::init(""));
 static llvm::cl::opt<double> inputStd(
     llvm::cl::cat(toolOptions), "input-std", llvm::cl::desc("std of random float arguments (--function)"),
@@ -181,7 +182,10 @@ int main(int argc, char **argv) {
           *ref::dtypeOf(type.getElementType()), type.getShape(), seed + i,
           inputStd, ref::integerInputBound(step.getArgument(i)).value_or(10)));
     }
-    steps = 1;
+    // Once, unless --steps asks for more runs (on the same arguments: a
+    // way to time one function warm).
+    if (!steps.getNumOccurrences())
+      steps = 1;
   } else {
   func::FuncOp fwd;
   for (auto fn : module->getOps<func::FuncOp>())
@@ -290,7 +294,7 @@ int main(int argc, char **argv) {
       llvm::outs() << llvm::formatv("step {0}: loss {1:f6}, {2:f6} s\n", s,
                                     loss, secs);
     else
-      llvm::outs() << llvm::formatv("ran @{0} in {1:f3} s\n", stepName, secs);
+      llvm::outs() << llvm::formatv("ran @{0} in {1:f6} s\n", stepName, secs);
     if (check) {
       ref::EvalOptions eo;
       eo.step = s;
