@@ -24,26 +24,34 @@ static const char *kToBuffers =
     "buffer-deallocation-pipeline";
 
 std::string mlir::lpc::lpcToBuffersPipeline(bool fp8HardwareCvt,
-                                            bool fp8Gemm) {
+                                            bool fp8Gemm,
+                                            int64_t parallelColumnsMinWork) {
+  std::string toBuffers = kToBuffers;
+  // Host only: the GPU's loop stage splits reductions its own way.
+  if (parallelColumnsMinWork > 0)
+    toBuffers.insert(toBuffers.find("one-shot-bufferize"),
+                     "lpc-parallel-columns{min-work=" +
+                         std::to_string(parallelColumnsMinWork) +
+                         "},canonicalize,");
   return std::string("lpc-to-linalg{fp8-hardware-cvt=") +
          (fp8HardwareCvt ? "true" : "false") +
-         " fp8-gemm=" + (fp8Gemm ? "true" : "false") + "}," + kToBuffers;
+         " fp8-gemm=" + (fp8Gemm ? "true" : "false") + "}," + toBuffers;
 }
 
 // Parallel dimensions as scf.parallel, the large top-level nests outlined
 // for the runtime's threads (lpc-lower-parallel-calls at the end).
 static const char *kToParallelLoops =
-    "lpc-strided-copy-to-loops,"
+    "scf-forall-to-parallel,lpc-strided-copy-to-loops,"
     "func.func(convert-linalg-to-parallel-loops),";
 static const char *kToSequentialLoops =
-    "lpc-strided-copy-to-loops,"
+    "scf-forall-to-for,lpc-strided-copy-to-loops,"
     "func.func(convert-linalg-to-loops),";
 
 static const char *kToLLVM =
     "lower-affine,convert-scf-to-cf,"
     "arith-expand{include-bf16=true},"
     "lpc-math-approximation,"
-    "expand-strided-metadata,"
+    "expand-strided-metadata,lower-affine,"
     "finalize-memref-to-llvm{use-aligned-alloc},"
     // LLVM intrinsics first (sqrt, fma, floor, ...: they vectorize), libm
     // for what is left (scalar powf of the optimizer's bias correction).
@@ -61,7 +69,10 @@ void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm, bool profile,
   // --gpu-loop-passes also takes the GPU's GEMM lowering: FP8 GEMMs as
   // TN calls, which the CPU library runs too.
   std::string pipeline =
-      lpcToBuffersPipeline(/*fp8HardwareCvt=*/false, gpuLoopPasses) +
+      lpcToBuffersPipeline(/*fp8HardwareCvt=*/false, gpuLoopPasses,
+                           /*parallelColumnsMinWork=*/gpuLoopPasses
+                               ? 0
+                               : parallelMinWork) +
       (gpuLoopPasses ? ",lpc-gemm-to-calls{fp8=true}" : ",lpc-gemm-to-calls");
   if (profile)
     pipeline += ",lpc-profile-marks";

@@ -84,16 +84,26 @@ struct LpcOutlineParallelLoopsPass
     return work * innerWork(p) >= minWork;
   }
 
-  /// Iterations of the static loops inside one iteration of p (1 if none).
+  /// Iterations of the static loops inside one iteration of p (1 if none):
+  /// scf.for, and scf.parallel (the ops of a tile of rows, lpc-fuse-rows).
   static int64_t innerWork(scf::ParallelOp p) {
     int64_t most = 1;
-    p.getBody()->walk([&](scf::ForOp f) {
+    p.getBody()->walk([&](Operation *inner) {
+      if (!isa<scf::ForOp, scf::ParallelOp>(inner))
+        return;
       int64_t w = 1;
-      for (Operation *o = f; o && o != p.getOperation(); o = o->getParentOp())
-        if (auto ff = dyn_cast<scf::ForOp>(o))
+      for (Operation *o = inner; o && o != p.getOperation();
+           o = o->getParentOp()) {
+        if (auto ff = dyn_cast<scf::ForOp>(o)) {
           if (std::optional<APInt> n = ff.getStaticTripCount();
               n && n->getSExtValue() > 0)
             w *= n->getSExtValue();
+        } else if (auto pp = dyn_cast<scf::ParallelOp>(o)) {
+          for (unsigned d = 0; d < pp.getNumLoops(); ++d)
+            if (std::optional<int64_t> t = staticTrip(pp, d); t && *t > 0)
+              w *= *t;
+        }
+      }
       most = std::max(most, w);
     });
     return most;

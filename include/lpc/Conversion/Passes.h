@@ -43,9 +43,12 @@ inline constexpr const char *kGPUSplitOptions = "max-parts=262144";
 /// The front end both code generators share, as pipeline text: lpc ->
 /// linalg, elementwise fusion, bufferization with out-params. With
 /// `fp8HardwareCvt`, FP8 conversions stay arith ops for a back end that has
-/// instructions for them (lpc-to-linalg{fp8-hardware-cvt}).
+/// instructions for them (lpc-to-linalg{fp8-hardware-cvt}). With
+/// `parallelColumnsMinWork` > 0 (threaded host code), lpc-parallel-columns
+/// runs before bufferization with that min-work.
 std::string lpcToBuffersPipeline(bool fp8HardwareCvt = false,
-                                 bool fp8Gemm = false);
+                                 bool fp8Gemm = false,
+                                 int64_t parallelColumnsMinWork = 0);
 /// Registers it as the `lpc-cpu-codegen` pipeline (lpc-opt).
 void registerCPUCodegenPipeline();
 /// The GPU pipeline's loop stage, as pipeline text: two-level reductions

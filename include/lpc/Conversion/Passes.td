@@ -174,6 +174,35 @@ def LpcFuseElementwise : Pass<"lpc-fuse-elementwise", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LpcParallelColumns : Pass<"lpc-parallel-columns", "::mlir::ModuleOp"> {
+  let summary = "Tiles reductions over rows into columns (bias / LayerNorm "
+                "weight gradients) into an scf.forall over column tiles, so "
+                "that the host's threads share them";
+  let description = [{
+    On tensors, before bufferization (host pipeline). A linalg.generic in
+    which a reduction loop comes before a parallel one becomes, in
+    convert-linalg-to-parallel-loops, scf.for loops over the reduced rows
+    around an scf.parallel over the columns: a top-level scf.for, which
+    runs on one thread. Its parallel loops are tiled with an scf.forall
+    (the innermost in tiles of `columns`, the others one by one) when that
+    makes at least two tiles of at least `min-work` innermost iterations;
+    scf-forall-to-parallel and lpc-outline-parallel-loops then hand the
+    tiles to the threads. Each output element still sums its inputs in the
+    same order: results are bit-identical.
+  }];
+  let options = [
+    Option<"columns", "columns", "int64_t", "128",
+           "iterations of the innermost parallel loop per tile">,
+    Option<"minWork", "min-work", "int64_t", "65536",
+           "innermost iterations a tile needs at least (the host pipeline "
+           "passes its parallel-min-work)">
+  ];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::affine::AffineDialect"
+  ];
+}
+
 def LpcProfileMarks : Pass<"lpc-profile-marks", "::mlir::ModuleOp"> {
   let summary = "Brackets each top-level op of a bufferized function with a "
                 "profiling call (lpc-jit / lpc-run --profile)";
