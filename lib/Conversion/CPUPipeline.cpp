@@ -2,8 +2,9 @@
 //
 // Upstream passes after lpc-to-linalg: bufferization with results turned
 // into caller-provided out-parameters (so a train step writes its new state
-// into buffers the runtime owns), loops, and the LLVM dialect. Vectorization
-// and GEMM library calls come later; this pipeline is the correct baseline.
+// into buffers the runtime owns), GEMM library calls, loops (the large nests
+// outlined for the runtime's threads), and the LLVM dialect; LLVM's
+// vectorizers run later, in the JIT (CPUBackend.cpp).
 //
 //===----------------------------------------------------------------------===//
 

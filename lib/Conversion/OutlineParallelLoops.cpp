@@ -85,7 +85,8 @@ struct LpcOutlineParallelLoopsPass
   }
 
   /// Iterations of the static loops inside one iteration of p (1 if none):
-  /// scf.for, and scf.parallel (the ops of a tile of rows, lpc-fuse-rows).
+  /// scf.for, and scf.parallel (a column tile of lpc-parallel-columns holds
+  /// the columns' scf.parallel inside its row loops).
   static int64_t innerWork(scf::ParallelOp p) {
     int64_t most = 1;
     p.getBody()->walk([&](Operation *inner) {

@@ -107,3 +107,34 @@ func.func @f(%a: memref<4x16x256xf32>, %b: memref<64x256xf32>, %s: f32, %small: 
   }
   return
 }
+
+// A column tile of lpc-parallel-columns: 4 tiles, each row loop around an
+// scf.parallel over the tile's 128 columns. The work of a tile counts the
+// nested scf.parallel too (64 x 128 = 8192 >= 1024: one tile is worth a
+// thread, grain 1; counting only the scf.for, 64, it would be 16, more
+// than the 4 tiles, and nothing would be split).
+// CHECK-LABEL: func.func @tiles(
+// CHECK: call @tiles__par0(
+// CHECK-LABEL: func.func private @tiles__par0(
+// CHECK-SAME: lpc.parallel_grain = 1 : i64
+func.func @tiles(%x: memref<64x512xf32>, %acc: memref<512xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c512 = arith.constant 512 : index
+  scf.parallel (%t) = (%c0) to (%c512) step (%c128) {
+    scf.for %i = %c0 to %c64 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c128) step (%c1) {
+        %col = arith.addi %t, %j : index
+        %v = memref.load %x[%i, %col] : memref<64x512xf32>
+        %a = memref.load %acc[%col] : memref<512xf32>
+        %s = arith.addf %a, %v : f32
+        memref.store %s, %acc[%col] : memref<512xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}

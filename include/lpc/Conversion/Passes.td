@@ -184,8 +184,9 @@ def LpcParallelColumns : Pass<"lpc-parallel-columns", "::mlir::ModuleOp"> {
     convert-linalg-to-parallel-loops, scf.for loops over the reduced rows
     around an scf.parallel over the columns: a top-level scf.for, which
     runs on one thread. Its parallel loops are tiled with an scf.forall
-    (the innermost in tiles of `columns`, the others one by one) when that
-    makes at least two tiles of at least `min-work` innermost iterations;
+    (the innermost in tiles of `columns`, the outer ones one by one, or
+    several at a time while a tile has fewer than `min-work` innermost
+    iterations) when that makes at least two tiles of at least `min-work`;
     scf-forall-to-parallel and lpc-outline-parallel-loops then hand the
     tiles to the threads. Each output element still sums its inputs in the
     same order: results are bit-identical.
