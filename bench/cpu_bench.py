@@ -290,7 +290,7 @@ def main():
     policies = args.policies.split(",")
     lpc_t = {(m, p): [] for m in models for p in policies}
     lpc_run_med = {(m, p): [] for m in models for p in policies}
-    torch_t, torch_run_med, torch_rep_med = {}, {}, {}
+    torch_t, torch_rep_med = {}, {}  # torch_rep_med[(m, v)][rep]: that repetition's median
     variants = sorted(set(TORCH_VARIANT[p] for p in policies), key=lambda v: v != "fp32")
     if compile_ok:
         variants += [v + "+compile" for v in list(variants)]
@@ -313,7 +313,6 @@ def main():
                         print(f"[rep {rep}] torch {m} {v}: failed ({type(e).__name__}: {e}); skipped")
                         continue
                     torch_t.setdefault((m, v), []).extend(tt)
-                    torch_run_med.setdefault((m, v), []).append(statistics.median(tt))
                     torch_rep_med.setdefault((m, v), {})[rep] = statistics.median(tt)
                     print(f"[rep {rep}] torch {m} {v}: median {statistics.median(tt) * 1e3:.1f} ms "
                           f"(loss {tl[0]:.3f} -> {tl[-1]:.3f})", flush=True)
@@ -340,23 +339,18 @@ def main():
     # repetition's medians (the two ran back to back) shows how far the table's ratio can be
     # trusted.
     print("per-repetition ratios (PyTorch variant of the table / lpc, medians of the same repetition):")
-    for m in models:
-        for p in policies:
-            best = [vv for vv in (TORCH_VARIANT[p], TORCH_VARIANT[p] + "+compile") if (m, vv) in torch_t]
-            if not best:
-                continue
-            vname = min(best, key=lambda vv: statistics.median(torch_t[(m, vv)]))
-            ratios = [torch_rep_med[(m, vname)][r] / l for r, l in enumerate(lpc_run_med[(m, p)])
-                      if r in torch_rep_med[(m, vname)]]
-            if not ratios:
-                continue
+    for row in rows:
+        m, p, vname = row["model"], row["policy"], row["torch_variant"]
+        reps = torch_rep_med.get((m, vname), {})
+        ratios = [reps[r] / l for r, l in enumerate(lpc_run_med[(m, p)]) if r in reps]
+        if ratios:
             print(f"  {m} {p} ({vname}): " + ", ".join(f"{r:.2f}" for r in ratios)
                   + f"  (min {min(ratios):.2f}, max {max(ratios):.2f})")
     print("per-run medians (ms):")
     for (m, p), r in lpc_run_med.items():
         print(f"  lpc {m} {p}: " + ", ".join(f"{x * 1e3:.1f}" for x in r))
-    for (m, v), r in torch_run_med.items():
-        print(f"  torch {m} {v}: " + ", ".join(f"{x * 1e3:.1f}" for x in r))
+    for (m, v), r in torch_rep_med.items():
+        print(f"  torch {m} {v}: " + ", ".join(f"{x * 1e3:.1f}" for x in r.values()))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(facts=facts, rows=rows,
