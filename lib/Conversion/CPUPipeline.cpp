@@ -39,13 +39,15 @@ std::string mlir::lpc::lpcToBuffersPipeline(bool fp8HardwareCvt,
          " fp8-gemm=" + (fp8Gemm ? "true" : "false") + "}," + toBuffers;
 }
 
-// Parallel dimensions as scf.parallel, the large top-level nests outlined
-// for the runtime's threads (lpc-lower-parallel-calls at the end).
+// Parallel dimensions as scf.parallel (lpc-parallel-columns' scf.forall
+// too), the large top-level nests outlined for the runtime's threads
+// (lpc-lower-parallel-calls at the end). Without threads there is no
+// scf.forall (lpc-parallel-columns only runs with them).
 static const char *kToParallelLoops =
     "scf-forall-to-parallel,lpc-strided-copy-to-loops,"
     "func.func(convert-linalg-to-parallel-loops),";
 static const char *kToSequentialLoops =
-    "scf-forall-to-for,lpc-strided-copy-to-loops,"
+    "lpc-strided-copy-to-loops,"
     "func.func(convert-linalg-to-loops),";
 
 static const char *kToLLVM =
