@@ -473,6 +473,38 @@ public:
                             l.params.back()))
           return e;
       }
+      // Optional (the cost model's): one of "", "r", "w", "rw" per param.
+      if (const JsonValue *access = v.find("access")) {
+        if (!access->isArray())
+          return wrongKind(*access, "access", "an array", here);
+        if (access->elements.size() != l.params.size())
+          return fail(here, "'access' has " + std::to_string(access->elements.size()) +
+                                " entries for " + std::to_string(l.params.size()) +
+                                " params");
+        for (size_t i = 0; i < l.params.size(); ++i) {
+          const JsonValue &a = access->elements[i];
+          static const char *const kNames[] = {"", "r", "w", "rw"};
+          int flags = -1;
+          for (int k = 0; k < 4 && a.isString(); ++k)
+            if (a.text == kNames[k])
+              flags = k;
+          if (flags < 0)
+            return fail(here, "access " + std::to_string(i) +
+                                  " is not one of \"\", \"r\", \"w\", \"rw\"");
+          if (flags && l.params[i].kind != LaunchParam::Kind::View)
+            return fail(here, "access " + std::to_string(i) + " is \"" + a.text +
+                                  "\" for a scalar param");
+          l.access.push_back(uint8_t(flags));
+        }
+      }
+      if (v.find("serial_iters")) {
+        uint64_t n = 0;
+        if (Error e = uint(v, "serial_iters", here, n))
+          return e;
+        if (n > uint64_t(INT64_MAX))
+          return fail(here, "serial_iters is above 2^63");
+        l.serialIters = int64_t(n);
+      }
       out = std::move(l);
       return Error::success();
     }

@@ -100,6 +100,14 @@ struct LaunchOp {
   std::vector<LaunchParam> params;
   /// Kernel parameters the launch passes (a view counts 3 + 2 * rank).
   size_t kernelParamCount() const;
+
+  /// For the cost model (CudaEstimate.h), optional in the file: what the
+  /// kernel does with each param (AccessRead | AccessWrite; 0 for scalars
+  /// and untouched views), empty when the artifact does not say ...
+  static constexpr uint8_t AccessRead = 1, AccessWrite = 2;
+  std::vector<uint8_t> access;
+  /// ... and the loop iterations one thread runs in sequence.
+  std::optional<int64_t> serialIters;
 };
 
 /// C = op(A) x op(B) (CudaGemm.h's conventions; validate() derives M, N, K
