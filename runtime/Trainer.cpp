@@ -81,6 +81,10 @@ struct Trainer::Impl {
   std::optional<CharCorpus> corpus, corpusVal;
   std::optional<BatchIterator> iter;
   std::optional<CorpusSampler> sampler;
+  // --data=tensors:PATH (and --eval-data), loaded once the inputs are known.
+  std::optional<TensorDataset> tensors, tensorsEval;
+  std::optional<TensorBatches> tensorBatches;
+  std::optional<InitWeights> initWeights; // --init
   int64_t totalSteps = 0;
 
   std::map<std::string, std::vector<uint8_t>> state;
@@ -88,6 +92,11 @@ struct Trainer::Impl {
   std::map<std::string, std::vector<uint8_t>> inputs;
 
   Error load();
+  Error loadTensors(const std::vector<InputSpec> &inputs);
+  std::string dataPosition() const {
+    return iter ? iter->position()
+                : tensorBatches ? tensorBatches->position() : sampler->position();
+  }
   double lrAt(int64_t step) const;
   std::string checkpointPath(const std::string &name) const {
     return opt.checkpointDir + "/" + name;
@@ -126,6 +135,30 @@ Error Trainer::Impl::load() {
   std::string spec = opt.data;
   if (spec.empty())
     spec = model.textModel ? "" : "fashion-mnist";
+  if (!opt.evalData.empty() && spec.rfind("tensors:", 0) != 0)
+    return Error::make("--eval-data goes with --data=tensors:PATH");
+  if (spec.rfind("tensors:", 0) == 0) {
+    // The examples are counted from the header now (the step count decides
+    // the LR schedule); they are read and checked against the inputs in
+    // loadTensors, here when the model's inputs are known, else from the
+    // step's arguments.
+    std::string path = spec.substr(8);
+    auto header = readSafetensorsHeader(path);
+    if (!header)
+      return header.error();
+    if (header->entries.empty())
+      return Error::make(path + ": no tensors");
+    int64_t n = header->entries.front().shape.empty()
+                    ? 0
+                    : header->entries.front().shape.front();
+    if (!model.inputs.empty())
+      if (Error e = loadTensors(model.inputs))
+        return e;
+    totalSteps = opt.steps > 0 ? opt.steps
+                               : std::max<int64_t>(1, int64_t(std::ceil(
+                                                          opt.epochs * (n / model.batch))));
+    return Error::success();
+  }
   if (model.textModel) {
     if (spec.rfind("text:", 0) != 0)
       return Error::make(
@@ -173,7 +206,7 @@ Error Trainer::Impl::load() {
     test = std::move(*te);
   } else {
     return Error::make("unknown --data '" + spec +
-                       "' (fashion-mnist, synthetic or text:PATH)");
+                       "' (fashion-mnist, synthetic, text:PATH or tensors:PATH)");
   }
   if (train && train->featureSize != model.features)
     return Error::make(
@@ -207,6 +240,23 @@ Error Trainer::Impl::load() {
   return Error::success();
 }
 
+Error Trainer::Impl::loadTensors(const std::vector<InputSpec> &inputs) {
+  auto ds = loadTensorDataset(opt.data.substr(8), inputs);
+  if (!ds)
+    return ds.error();
+  tensors = std::move(*ds);
+  tensorBatches.emplace(*tensors, model.batch);
+  if (!opt.evalData.empty()) {
+    if (opt.evalData.rfind("tensors:", 0) != 0)
+      return Error::make("--eval-data must be tensors:PATH");
+    auto ev = loadTensorDataset(opt.evalData.substr(8), inputs);
+    if (!ev)
+      return ev.error();
+    tensorsEval = std::move(*ev);
+  }
+  return Error::success();
+}
+
 double Trainer::Impl::lrAt(int64_t step) const {
   double base = opt.lr;
   const std::string &sched = opt.lrSchedule;
@@ -224,6 +274,24 @@ double Trainer::Impl::lrAt(int64_t step) const {
 }
 
 Error Trainer::Impl::initState(const std::vector<Slot> &args) {
+  if (opt.data.rfind("tensors:", 0) == 0 && !tensors) {
+    std::vector<InputSpec> specs;
+    for (const Slot &s : args)
+      if (!s.input.empty())
+        specs.push_back({s.input, s.dtype, s.shape});
+    if (Error e = loadTensors(specs))
+      return e;
+  }
+  if (!opt.init.empty()) {
+    std::vector<ParamSpec> specs;
+    for (const Slot &s : args)
+      if (s.state == "param")
+        specs.push_back({s.name, s.shape});
+    auto w = loadInitWeights(opt.init, specs);
+    if (!w)
+      return Error::make("--init: " + w.error().message());
+    initWeights = std::move(*w);
+  }
   for (const Slot &s : args) {
     if (!s.input.empty())
       inputs[s.input].assign(s.byteSize() + 1, 0);
@@ -237,7 +305,8 @@ Error Trainer::Impl::initState(const std::vector<Slot> &args) {
       if (s.dtype != DType::F32)
         return Error::make("parameter '" + s.name + "' is not f32");
       std::vector<float> v =
-          initializeParam(it->second, s.name, s.shape, opt.seed);
+          initWeights ? initWeights->params.at(s.name)
+                      : initializeParam(it->second, s.name, s.shape, opt.seed);
       std::memcpy(buf.data(), v.data(), v.size() * sizeof(float));
     } else if (s.init) {
       // One element of the constant (floats through encodeAs), repeated.
@@ -292,7 +361,8 @@ Error Trainer::Impl::resume(int64_t &startStep) {
     std::memcpy(state[k].data(), t.bytes.data(), t.bytes.size());
   startStep = std::stoll(meta("step"));
   Error e = iter ? iter->restore(meta("data_position"))
-                 : sampler->restore(meta("data_position"));
+            : tensorBatches ? tensorBatches->restore(meta("data_position"))
+                            : sampler->restore(meta("data_position"));
   if (e)
     return Error::make(path + ": " + e.message());
   std::fprintf(stderr, "lpc-run: resumed from %s at step %lld\n", path.c_str(),
@@ -314,7 +384,7 @@ Error Trainer::Impl::writeCheckpoint(int64_t stepDone) {
               {"mixed_precision", opt.mixedPrecision},
               {"step", std::to_string(stepDone)},
               {"seed", std::to_string(opt.seed)},
-              {"data_position", iter ? iter->position() : sampler->position()},
+              {"data_position", dataPosition()},
               {"pipeline", opt.pipeline}};
   return writeSafetensors(checkpointPath("latest.safetensors"), views, md);
 }
@@ -359,7 +429,20 @@ Error Trainer::Impl::evaluate(StepFunction &eval, double &lossOut,
     }
     return Error::success();
   };
-  if (test) {
+  if (tensors) {
+    // Whole batches of --eval-data in file order; none: no evaluation.
+    if (tensorsEval) {
+      TensorBatches eb(*tensorsEval, model.batch);
+      int64_t n = eb.batchesPerEpoch();
+      if (opt.evalBatches > 0)
+        n = std::min(n, opt.evalBatches);
+      for (int64_t i = 0; i < n; ++i) {
+        eb.next(inputs);
+        if (Error e = runOne(model.batch))
+          return e;
+      }
+    }
+  } else if (test) {
     int64_t b = model.batch, nb = 0;
     for (int64_t start = 0; start < test->numExamples; start += b, ++nb) {
       if (opt.evalBatches > 0 && nb >= opt.evalBatches)
@@ -447,6 +530,10 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
       Batch b = I.iter->next();
       I.loadBatch(*I.train, b.indices);
       return b.realRows;
+    }
+    if (I.tensorBatches) {
+      I.tensorBatches->next(I.inputs);
+      return I.model.batch;
     }
     I.sampler->next(
         reinterpret_cast<int32_t *>(I.inputs[I.model.tokenName].data()),
@@ -542,7 +629,8 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
                    (long long)(s + 1), (long long)total, loss, rate,
                    humanTime(eta).c_str());
     }
-    if (opt.evalEvery > 0 && (s + 1) % opt.evalEvery == 0 && s + 1 != total) {
+    if (opt.evalEvery > 0 && (s + 1) % opt.evalEvery == 0 && s + 1 != total &&
+        (!I.tensors || I.tensorsEval)) {
       double el2, acc;
       if (Error e = I.syncState(step))
         return fail(e.message());
@@ -578,6 +666,17 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
     return fail(e.message());
   if (Error e = I.writeCheckpoint(total))
     return fail(e.message());
+  if (!opt.saveWeights.empty()) {
+    std::map<std::string, std::pair<ParamSpec, const float *>> params;
+    for (auto &[key, slot] : I.stateSlot)
+      if (slot.state == "param")
+        params[slot.name] = {ParamSpec{slot.name, slot.shape},
+                             reinterpret_cast<const float *>(I.state[key].data())};
+    if (Error e = saveWeights(opt.saveWeights, params,
+                              I.initWeights ? &*I.initWeights : nullptr))
+      return fail("--save-weights: " + e.message());
+  }
+  bool evaluated = !I.tensors || I.tensorsEval;
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   int64_t trained = total - startStep;
@@ -592,14 +691,17 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
   std::printf("final train loss %.4f", lastLoss);
   if (skippedTotal > 0)
     std::printf(", %g steps skipped (loss scaling)", skippedTotal);
-  std::printf(", eval loss %.4f", evalLoss);
+  if (evaluated)
+    std::printf(", eval loss %.4f", evalLoss);
   if (!std::isnan(evalAcc))
     std::printf(", eval accuracy %.4f", evalAcc);
   std::printf("\n");
   std::fflush(stdout);
   if (log.isOpen()) {
     JsonObject fin;
-    fin.add("final", true).add("eval_loss", evalLoss);
+    fin.add("final", true);
+    if (evaluated)
+      fin.add("eval_loss", evalLoss);
     if (!std::isnan(evalAcc))
       fin.add("eval_accuracy", evalAcc);
     fin.add("seconds", secs).add("compile_seconds", compileSeconds);

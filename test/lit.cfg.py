@@ -65,3 +65,19 @@ except (OSError, subprocess.CalledProcessError):
 # (use_default_substitutions already defined %python as lit's own python.)
 config.substitutions = [s for s in config.substitutions if s[0] != "%python"]
 config.substitutions.append(("%python", '"%s"' % lpc_python))
+
+# The PyTorch importer's interpreter (LPC_TORCH_PYTHON, the tools venv
+# scripts/lpc makes with torch, transformers and safetensors). Tests of
+# lpc-import say `REQUIRES: torch` and run `%torch-python`.
+torch_python = getattr(config, "lpc_torch_python", "")
+if torch_python:
+    try:
+        subprocess.run([torch_python, "-c", "import torch, transformers, safetensors"],
+                       capture_output=True, check=True, timeout=120)
+        config.available_features.add("torch")
+    except (OSError, subprocess.CalledProcessError, subprocess.TimeoutExpired):
+        pass
+config.substitutions.append(("%torch-python", '"%s"' % (torch_python or "python3")))
+config.substitutions.append(("%lpc-import", '"%s" "%s"' % (
+    torch_python or "python3", os.path.join(config.lpc_src_root, "tools", "lpc-import", "lpc_import.py"))))
+config.substitutions.append(("%tools", config.lpc_tools_dir))

@@ -31,8 +31,12 @@ const char kUsage[] =
     "--emit-artifact=ARTIFACT.json on a machine with the compiler).\n"
     "\n"
     "  --device=cuda            the only device of a runtime-only build\n"
-    "  --data=SPEC              fashion-mnist | synthetic | text:PATH\n"
+    "  --data=SPEC              fashion-mnist | synthetic | text:PATH |\n"
+    "                           tensors:PATH (safetensors, one tensor per input)\n"
+    "  --eval-data=tensors:PATH held-out examples for --data=tensors:\n"
     "  --data-dir=DIR           Fashion-MNIST directory\n"
+    "  --init=PATH              initial parameters (safetensors)\n"
+    "  --save-weights=PATH      write the trained parameters (safetensors)\n"
     "  --steps=N                train steps (default: what it was compiled "
     "for)\n"
     "  --epochs=X               epochs (instead of --steps)\n"
@@ -119,6 +123,12 @@ int main(int argc, char **argv) {
     } else if (k == "config") {
     } else if (k == "data") {
       o.data = v;
+    } else if (k == "eval-data") {
+      o.evalData = v;
+    } else if (k == "init") {
+      o.init = v;
+    } else if (k == "save-weights") {
+      o.saveWeights = v;
     } else if (k == "data-dir") {
       o.dataDir = v;
     } else if (k == "steps") {

@@ -92,8 +92,27 @@ static cl::opt<std::string> autodiffExtra(
     cl::init(""), cl::cat(cat));
 static cl::opt<std::string> data(
     "data",
-    cl::desc("fashion-mnist | synthetic | text:PATH (default: fashion-mnist "
-             "for feature models, a required text:PATH for token models)"),
+    cl::desc("fashion-mnist | synthetic | text:PATH | tensors:PATH (default: "
+             "fashion-mnist for feature models, a required text:PATH for "
+             "token models; tensors:PATH is a safetensors file with one "
+             "tensor per model input, examples along the first dimension, "
+             "taken in file order)"),
+    cl::init(""), cl::cat(cat));
+static cl::opt<std::string> evalData(
+    "eval-data",
+    cl::desc("tensors:PATH: held-out examples for --data=tensors: (without "
+             "it such a run does not evaluate)"),
+    cl::init(""), cl::cat(cat));
+static cl::opt<std::string> initWeights(
+    "init",
+    cl::desc("start from these parameters (safetensors of parameter names, "
+             "e.g. the state_dict lpc-import wrote) instead of the model's "
+             "initializers"),
+    cl::init(""), cl::cat(cat));
+static cl::opt<std::string> saveWeights(
+    "save-weights",
+    cl::desc("write the trained parameters to this safetensors file at the "
+             "end (state_dict names: load_state_dict(load_file(PATH)))"),
     cl::init(""), cl::cat(cat));
 static cl::opt<std::string> dataDir(
     "data-dir", cl::desc("Fashion-MNIST directory"),
@@ -293,6 +312,9 @@ llvm::json::Object trainSection(const rt::ModelInfo &m,
 rt::TrainOptions runOptions() {
   rt::TrainOptions o;
   o.data = data;
+  o.evalData = evalData;
+  o.init = initWeights;
+  o.saveWeights = saveWeights;
   o.dataDir = dataDir;
   o.steps = steps;
   o.epochs = epochs;
@@ -501,23 +523,42 @@ int main(int argc, char **argv) {
     return fail(modelFile + ": no model (a function with lpc.param ops)");
   std::string model = fwd.getSymName().str();
 
-  // The model's data inputs decide the data source.
+  // The model's data inputs decide the data source. Tensor data
+  // (--data=tensors:) feeds any inputs by name; the other sources need a
+  // classifier (features + labels) or a language model (tokens + labels).
+  bool tensorData = llvm::StringRef(data).starts_with("tensors:");
   mlpc::InputOp featIn, labelIn, tokenIn;
+  std::vector<rt::InputSpec> inputSpecs;
   for (auto in : fwd.getOps<mlpc::InputOp>()) {
+    auto type = in.getType();
+    rt::InputSpec spec{in.getName().str(),
+                       type.getElementType().isInteger(32) ? rt::DType::I32
+                                                            : rt::DType::F32,
+                       std::vector<int64_t>(type.getShape().begin(),
+                                            type.getShape().end())};
+    inputSpecs.push_back(spec);
     switch (in.getKind()) {
     case mlpc::InputKind::features: featIn = in; break;
     case mlpc::InputKind::labels: labelIn = in; break;
     case mlpc::InputKind::tokens: tokenIn = in; break;
     case mlpc::InputKind::targets:
-      return fail(modelFile + ": regression targets are not supported by "
-                              "lpc-run's data sources yet");
+      if (!tensorData)
+        return fail(modelFile + ": a model with regression targets trains on "
+                                "--data=tensors:PATH");
+      break;
     }
   }
   bool textModel = bool(tokenIn);
-  if (!labelIn || (!featIn && !tokenIn))
+  if (inputSpecs.empty() || inputSpecs.front().shape.empty())
+    return fail(modelFile + ": the model has no batched input (lpc.input)");
+  if (!tensorData && (!labelIn || (!featIn && !tokenIn)))
     return fail(modelFile + ": lpc-run trains classifiers (features + labels) "
-                            "and language models (tokens + labels)");
-  int64_t modelBatch = (textModel ? tokenIn : featIn).getType().getDimSize(0);
+                            "and language models (tokens + labels) on its "
+                            "own data sources; other models on "
+                            "--data=tensors:PATH");
+  int64_t modelBatch =
+      featIn || tokenIn ? (textModel ? tokenIn : featIn).getType().getDimSize(0)
+                        : inputSpecs.front().shape.front();
   if (batch != 0 && batch != modelBatch)
     return fail(llvm::formatv("--batch={0} but {1} was built for batch {2}; "
                               "regenerate it (e.g. lpc-model ... --batch={0})",
@@ -529,7 +570,9 @@ int main(int argc, char **argv) {
   info.name = model;
   info.batch = modelBatch;
   info.textModel = textModel;
-  info.labelName = labelIn.getName().str();
+  info.inputs = inputSpecs;
+  if (labelIn)
+    info.labelName = labelIn.getName().str();
   if (featIn) {
     info.featName = featIn.getName().str();
     info.features = featIn.getType().getShape().back();
@@ -538,7 +581,9 @@ int main(int argc, char **argv) {
     info.tokenName = tokenIn.getName().str();
     info.seqLen = tokenIn.getType().getDimSize(1);
   }
-  if (auto b = ref::integerInputBound(labelIn.getResult()))
+  if (!labelIn)
+    info.classes = 0;
+  else if (auto b = ref::integerInputBound(labelIn.getResult()))
     info.classes = *b;
   else if (textModel)
     info.classes = 0; // vocabulary unknown: the text is not checked against it

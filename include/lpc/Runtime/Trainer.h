@@ -21,6 +21,7 @@
 #include "lpc/Runtime/Error.h"
 #include "lpc/Runtime/Init.h"
 #include "lpc/Runtime/Slot.h"
+#include "lpc/Runtime/TensorData.h"
 #include "lpc/Runtime/Tensor.h"
 
 #include <functional>
@@ -105,10 +106,16 @@ struct ModelInfo {
   // Synthetic data's classes; a token model's vocabulary (0: unknown).
   int64_t classes = 10;
   std::map<std::string, InitSpec> params; // initializer by parameter name
+  /// Every data input (name, dtype, batch shape): what --data=tensors:PATH
+  /// must hold. Empty: taken from the step's arguments.
+  std::vector<InputSpec> inputs;
 };
 
 struct TrainOptions {
-  std::string data;    // fashion-mnist | synthetic | text:PATH | "" (default)
+  std::string data;    // fashion-mnist | synthetic | text:PATH | tensors:PATH | ""
+  std::string evalData; // tensors:PATH: held-out examples for --data=tensors:
+  std::string init;        // initial parameters (safetensors, state_dict names)
+  std::string saveWeights; // write the trained parameters here at the end
   std::string dataDir; // Fashion-MNIST directory
   int64_t steps = 0;   // > 0 overrides epochs
   double epochs = 1;

@@ -1,0 +1,49 @@
+"""Modules lpc-import must refuse, each with a clear error."""
+import torch
+import torch.nn as nn
+
+
+class Sorts(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.fc(x)
+        return torch.sort(y, dim=-1).values.sum()  # no lpc op sorts
+
+
+class DataDependent(nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:  # control flow on a value: torch.export refuses
+            return x.sum()
+        return -x.sum()
+
+
+class NoLoss(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+def sorts():
+    return Sorts(), (torch.randn(2, 8),)
+
+
+def data_dependent():
+    return DataDependent(), (torch.randn(2, 8),)
+
+
+def no_loss():
+    return NoLoss(), (torch.randn(2, 8),)
+
+
+def not_a_module():
+    return 3, ()
+
+
+def raises():
+    raise RuntimeError("the factory itself failed")

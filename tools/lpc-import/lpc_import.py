@@ -1,0 +1,1203 @@
+#!/usr/bin/env python3
+"""lpc-import: bring a PyTorch nn.Module to lpc.
+
+    lpc-import model.py:make_model -o model.mlir --weights=init.safetensors
+
+`make_model` (any function of the file, called without arguments) returns
+`(module, example_inputs)`: example_inputs is a tuple of positional inputs,
+a dict of keyword inputs, or a pair (tuple, dict). The forward pass is
+exported with torch.export and written as an lpc model:
+
+  - one `lpc.param` per parameter, named by its state_dict key;
+  - one `lpc.input` per tensor input (integer inputs become i32);
+  - the ops, each located at the module path and the user's source line;
+  - the loss: the module's own when it returns a scalar (a Hugging Face
+    model given labels), or --loss=cross_entropy:OUTPUT:LABELS[:IGNORE] or
+    --loss=mse:OUTPUT:TARGETS.
+
+Values that depend on no input and no parameter (causal masks, position
+tables, rotary cos/sin built at run time) are computed here, with PyTorch,
+and become constants. An ATen op lpc cannot express is an error naming the
+op and the source line; nothing is written then (both files are written to
+temporary names and renamed at the end).
+
+--weights writes the module's state_dict (parameters and buffers) as
+safetensors; tied parameters (one tensor under two names) are recorded in
+its metadata ("lpc.alias.NAME" = parameter) so that `lpc-run --init` and
+`--save-weights` keep both names.
+"""
+
+import argparse
+import importlib.util
+import json
+import math
+import os
+import struct
+import sys
+import tempfile
+import traceback
+
+import numpy as np
+
+
+class ImportError_(Exception):
+    """An error for the user: printed as 'lpc-import: error: ...'."""
+
+
+def fail(msg):
+    raise ImportError_(msg)
+
+
+# ---------------------------------------------------------------------------
+# Loading the user's model
+# ---------------------------------------------------------------------------
+
+def load_factory(spec):
+    if ":" not in spec:
+        fail(f"'{spec}': expected FILE.py:FUNCTION")
+    path, func = spec.rsplit(":", 1)
+    if not os.path.isfile(path):
+        fail(f"{path}: no such file")
+    mod_name = "_lpc_user_model"
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    spec_ = importlib.util.spec_from_file_location(mod_name, path)
+    mod = importlib.util.module_from_spec(spec_)
+    try:
+        spec_.loader.exec_module(mod)
+    except Exception as e:  # the user's code: report where it failed
+        fail(f"{path}: running the file failed: {type(e).__name__}: {e}")
+    if not hasattr(mod, func):
+        names = [n for n in dir(mod) if callable(getattr(mod, n)) and not n.startswith("_")]
+        fail(f"{path}: no function '{func}' (callables there: {', '.join(names) or 'none'})")
+    try:
+        result = getattr(mod, func)()
+    except Exception as e:
+        fail(f"{path}:{func}(): {type(e).__name__}: {e}")
+    if not (isinstance(result, (tuple, list)) and len(result) == 2):
+        fail(f"{path}:{func}() must return (module, example_inputs), got {type(result).__name__}")
+    module, inputs = result
+    import torch
+    if not isinstance(module, torch.nn.Module):
+        fail(f"{path}:{func}() returned a {type(module).__name__}, not a torch.nn.Module")
+    if isinstance(inputs, dict):
+        args, kwargs = (), dict(inputs)
+    elif (isinstance(inputs, (tuple, list)) and len(inputs) == 2
+          and isinstance(inputs[0], (tuple, list)) and isinstance(inputs[1], dict)):
+        args, kwargs = tuple(inputs[0]), dict(inputs[1])
+    elif isinstance(inputs, (tuple, list)):
+        args, kwargs = tuple(inputs), {}
+    else:
+        args, kwargs = (inputs,), {}
+    # One tensor passed as two inputs (input_ids and labels of a language
+    # model) would be one graph input after export: give each its own copy.
+    seen = set()
+    def own(t):
+        if isinstance(t, torch.Tensor):
+            if id(t) in seen:
+                return t.clone()
+            seen.add(id(t))
+        return t
+    args = tuple(own(t) for t in args)
+    kwargs = {k: own(t) for k, t in kwargs.items()}
+    return path, module, args, kwargs
+
+
+# ---------------------------------------------------------------------------
+# Types and constants in MLIR text
+# ---------------------------------------------------------------------------
+
+def elem_type(dtype):
+    import torch
+    table = {torch.float32: "f32", torch.float64: "f32", torch.bfloat16: "bf16",
+             torch.float16: "f16", torch.int64: "i32", torch.int32: "i32",
+             torch.bool: "i1"}
+    if dtype not in table:
+        fail(f"tensors of {dtype} are not supported")
+    return table[dtype]
+
+
+def tensor_type(shape, et):
+    dims = "x".join(str(int(d)) for d in shape)
+    return f"tensor<{dims}x{et}>" if dims else f"tensor<{et}>"
+
+
+def fmt_float(x):
+    """An MLIR float literal (a mantissa with a '.'), exact for f64; for
+    infinities and NaN the f64 bit pattern (an f64 attribute)."""
+    x = float(x)
+    if math.isnan(x):
+        return "0x7FF8000000000000"
+    if math.isinf(x):
+        return "0x7FF0000000000000" if x > 0 else "0xFFF0000000000000"
+    t = repr(x)
+    mant, _, exp = t.partition("e")
+    if "." not in mant:
+        mant += ".0"
+    return mant + ("e" + exp if exp else "")
+
+
+def f64(x):
+    return f"{fmt_float(x)} : f64"
+
+
+def dense_attr(t, et):
+    """A dense elements attribute of tensor t converted to element type et."""
+    import torch
+    flat = t.detach().reshape(-1)
+    splat = flat.numel() > 0 and bool((flat == flat[0]).all())
+    if splat and et in FLOATS and not math.isfinite(flat[0].item()):
+        flat = flat[:1]  # one element in hex form is a splat
+    elif splat:
+        v = flat[0].item()
+        if et == "i1":
+            return "dense<true>" if v else "dense<false>"
+        if et == "i32":
+            return f"dense<{int(v)}>"
+        return f"dense<{fmt_float(v)}>"
+    # Hex form: the raw little-endian bytes of the element type.
+    if et == "f32":
+        raw = flat.to(torch.float32).numpy().astype("<f4").tobytes()
+    elif et == "i32":
+        raw = flat.to(torch.int64).numpy().astype("<i4").tobytes()
+    elif et == "i1":
+        raw = flat.to(torch.bool).numpy().astype(np.uint8).tobytes()
+    elif et in ("bf16", "f16"):
+        raw = flat.to(torch.bfloat16 if et == "bf16" else torch.float16).view(torch.int16).numpy().astype("<i2").tobytes()
+    else:
+        fail(f"no constant of {et}")
+    return f'dense<"0x{raw.hex().upper()}">'
+
+
+# ---------------------------------------------------------------------------
+# Values: an SSA value of the lpc function, or a constant known here
+# ---------------------------------------------------------------------------
+
+class V:
+    """A tensor of the imported graph: `ssa` when it is computed by lpc ops,
+    `const` (a torch tensor) when it depends on no input and no parameter."""
+
+    def __init__(self, shape, et, ssa=None, const=None):
+        self.shape = tuple(int(d) for d in shape)
+        self.et = et
+        self.ssa = ssa
+        self.const = const
+
+    @property
+    def type(self):
+        return tensor_type(self.shape, self.et)
+
+
+class Emitter:
+    def __init__(self, source_file):
+        self.lines = []
+        self.n = 0
+        self.locs = {}
+        self.source_file = source_file
+        self.cur_loc = "#loc"
+
+    def loc_of(self, node):
+        stack = node.meta.get("nn_module_stack") or {}
+        path = ""
+        if stack:
+            path = list(stack.values())[-1][0]
+        file, line = "", 0
+        trace = node.meta.get("stack_trace") or ""
+        # The innermost frame of the user's file (else the last frame).
+        frames = [l.strip() for l in trace.splitlines() if l.strip().startswith("File ")]
+        pick = None
+        for f in frames:
+            if self.source_file and os.path.basename(self.source_file) in f:
+                pick = f
+        if pick is None and frames:
+            pick = frames[-1]
+        if pick:
+            try:
+                q = pick.split('"')
+                file = os.path.basename(q[1])
+                line = int(pick.split("line ")[1].split(",")[0])
+            except (IndexError, ValueError):
+                file, line = "", 0
+        name = path or node.name
+        key = (name, file, line)
+        if key not in self.locs:
+            if file:
+                text = f'loc("{name}"("{file}":{line}:0))'
+            else:
+                text = f'loc("{name}")'
+            self.locs[key] = (f"#loc{len(self.locs) + 1}", text)
+        return self.locs[key][0]
+
+    def named_loc(self, name):
+        key = (name, "", 0)
+        if key not in self.locs:
+            self.locs[key] = (f"#loc{len(self.locs) + 1}", f'loc("{name}")')
+        return self.locs[key][0]
+
+    def op(self, text, shape, et):
+        ssa = f"%v{self.n}"
+        self.n += 1
+        self.lines.append(f"    {ssa} = {text} loc({self.cur_loc})")
+        return V(shape, et, ssa=ssa)
+
+
+# ---------------------------------------------------------------------------
+# The importer
+# ---------------------------------------------------------------------------
+
+FLOATS = ("f32", "bf16", "f16")
+
+
+class Importer:
+    def __init__(self, ep, source_file, name):
+        self.ep = ep
+        self.e = Emitter(source_file)
+        self.env = {}
+        self.name = name
+        self.source_file = source_file
+        self.input_names = []
+        self.params = []
+        self.param_values = {}
+        # Tied parameters: every state_dict name of one tensor -> the first.
+        self.canonical = {}
+
+    # -- helpers -------------------------------------------------------------
+
+    def mat(self, v):
+        """The SSA name of v, materializing a constant."""
+        if v.ssa is None:
+            c = self.e.op(f"lpc.constant {dense_attr(v.const, v.et)} : {v.type}", v.shape, v.et)
+            v.ssa = c.ssa
+        return v.ssa
+
+    def const(self, t, et=None):
+        import torch
+        t = torch.as_tensor(t)
+        return V(t.shape, et or elem_type(t.dtype), const=t)
+
+    def scalar_like(self, x, like, shape=None):
+        """A python number as a constant of like's element type."""
+        import torch
+        shape = like.shape if shape is None else shape
+        dt = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16,
+              "i32": torch.int64, "i1": torch.bool}[like.et]
+        return V(shape, like.et, const=torch.full(shape, x, dtype=dt))
+
+    def broadcast(self, v, shape):
+        shape = tuple(shape)
+        if v.shape == shape:
+            return v
+        if v.const is not None and _is_splat(v.const):
+            return V(shape, v.et, const=v.const.expand(shape))
+        r = len(shape) - len(v.shape)
+        if r < 0:
+            fail(f"cannot broadcast {v.shape} to {shape}")
+        dims = [r + i for i in range(len(v.shape))]
+        return self.e.op(f"lpc.broadcast {self.mat(v)} dims = [{', '.join(map(str, dims))}] : "
+                         f"{v.type} -> {tensor_type(shape, v.et)}", shape, v.et)
+
+    def cast(self, v, et):
+        if v.et == et:
+            return v
+        if v.const is not None:
+            import torch
+            dt = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16,
+                  "i32": torch.int64, "i1": torch.bool}[et]
+            return V(v.shape, et, const=v.const.to(dt))
+        if v.et not in FLOATS or et not in FLOATS:
+            fail(f"conversion of a computed {v.et} tensor to {et} is not supported")
+        return self.e.op(f"lpc.cast {self.mat(v)} : {v.type} to {tensor_type(v.shape, et)}", v.shape, et)
+
+    def reshape(self, v, shape):
+        shape = tuple(int(d) for d in shape)
+        if v.shape == shape:
+            return v
+        if v.const is not None:
+            return V(shape, v.et, const=v.const.reshape(shape))
+        return self.e.op(f"lpc.reshape {self.mat(v)} : {v.type} -> {tensor_type(shape, v.et)}", shape, v.et)
+
+    def transpose(self, v, perm):
+        perm = [int(p) for p in perm]
+        if perm == list(range(len(perm))):
+            return v
+        shape = tuple(v.shape[p] for p in perm)
+        if v.const is not None:
+            return V(shape, v.et, const=v.const.permute(perm))
+        return self.e.op(f"lpc.transpose {self.mat(v)} [{', '.join(map(str, perm))}] : "
+                         f"{v.type} -> {tensor_type(shape, v.et)}", shape, v.et)
+
+    def slice(self, v, dim, start, end, step=1):
+        n = v.shape[dim]
+        start = 0 if start is None else int(start)
+        end = n if end is None else int(end)
+        if start < 0:
+            start += n
+        if end < 0:
+            end += n
+        start, end = max(0, min(start, n)), max(0, min(end, n))
+        end = max(end, start)
+        if start == 0 and end == n and step == 1:
+            return v
+        starts = [0] * len(v.shape)
+        limits = list(v.shape)
+        steps = [1] * len(v.shape)
+        starts[dim], limits[dim], steps[dim] = start, end, int(step)
+        shape = list(v.shape)
+        shape[dim] = (end - start + step - 1) // step
+        shape = tuple(shape)
+        if shape[dim] == 0:
+            fail("an empty slice is not supported")
+        if v.const is not None:
+            idx = [slice(None)] * len(v.shape)
+            idx[dim] = slice(start, end, step)
+            return V(shape, v.et, const=v.const[tuple(idx)])
+        return self.e.op(
+            f"lpc.slice {self.mat(v)} start = [{', '.join(map(str, starts))}] limit = "
+            f"[{', '.join(map(str, limits))}] step = [{', '.join(map(str, steps))}] : "
+            f"{v.type} -> {tensor_type(shape, v.et)}", shape, v.et)
+
+    def binary(self, opname, a, b, out_shape=None):
+        if not isinstance(a, V):
+            a = self.scalar_like(a, b, ())
+        if not isinstance(b, V):
+            b = self.scalar_like(b, a, ())
+        et = a.et if a.et in FLOATS else b.et
+        if a.et != b.et:
+            # PyTorch promotes to the wider float; lpc computes in one type.
+            et = "f32" if "f32" in (a.et, b.et) else et
+            a, b = self.cast(a, et), self.cast(b, et)
+        shape = tuple(np.broadcast_shapes(a.shape, b.shape)) if out_shape is None else tuple(out_shape)
+        a, b = self.broadcast(a, shape), self.broadcast(b, shape)
+        t = tensor_type(shape, et)
+        return self.e.op(f"lpc.{opname} {self.mat(a)}, {self.mat(b)} : {t}", shape, et)
+
+    def unary(self, opname, x, attrs=""):
+        return self.e.op(f"lpc.{opname} {self.mat(x)}{attrs} : {x.type}", x.shape, x.et)
+
+    def reduce(self, opname, x, dims, keepdim):
+        r = len(x.shape)
+        if dims is None or len(dims) == 0:
+            dims = list(range(r))
+        dims = sorted(set(int(d) % r for d in dims))
+        if keepdim:
+            shape = tuple(1 if i in dims else d for i, d in enumerate(x.shape))
+        else:
+            shape = tuple(d for i, d in enumerate(x.shape) if i not in dims)
+        kd = ", keepdims" if keepdim else ""
+        return self.e.op(f"lpc.{opname} {self.mat(x)} {{axes = array<i64: {', '.join(map(str, dims))}>{kd}}} : "
+                         f"{x.type} -> {tensor_type(shape, x.et)}", shape, x.et)
+
+    def matmul(self, a, b, ta=False, tb=False):
+        """PyTorch matmul semantics for ranks >= 2 (1-D operands reshaped)."""
+        if len(a.shape) == 1 or len(b.shape) == 1:
+            squeeze_a, squeeze_b = len(a.shape) == 1, len(b.shape) == 1
+            a2 = self.reshape(a, (1,) + a.shape) if squeeze_a else a
+            b2 = self.reshape(b, b.shape + (1,)) if squeeze_b else b
+            r = self.matmul(a2, b2, ta, tb)
+            shape = list(r.shape)
+            if squeeze_b:
+                shape.pop(-1)
+            if squeeze_a:
+                shape.pop(-2)
+            return self.reshape(r, shape)
+        if a.et != b.et:
+            a, b = self.cast(a, "f32"), self.cast(b, "f32")
+        m = a.shape[-1] if ta else a.shape[-2]
+        n = b.shape[-2] if tb else b.shape[-1]
+        ba, bb = a.shape[:-2], b.shape[:-2]
+        if len(bb) == 0 or ba == bb:
+            batch = ba
+        else:
+            # Broadcast batch dims explicitly (lpc.matmul takes equal batch
+            # dims, or a 2-D right operand).
+            batch = tuple(np.broadcast_shapes(ba, bb))
+            a = self.broadcast(a, batch + a.shape[-2:])
+            b = self.broadcast(b, batch + b.shape[-2:])
+        if len(ba) == 0 and len(bb) > 0:
+            batch = bb
+            a = self.broadcast(a, batch + a.shape[-2:])
+        shape = tuple(batch) + (m, n)
+        flags = [f for f, on in (("transpose_a", ta), ("transpose_b", tb)) if on]
+        attrs = f" {{{', '.join(flags)}}}" if flags else ""
+        return self.e.op(f"lpc.matmul {self.mat(a)}, {self.mat(b)}{attrs} : {a.type}, {b.type} -> "
+                         f"{tensor_type(shape, a.et)}", shape, a.et)
+
+    def softmax(self, x, dim, log=False):
+        dim = int(dim) % len(x.shape)
+        attrs = "" if dim == len(x.shape) - 1 else f" {{axis = {dim} : i64}}"
+        return self.unary("log_softmax" if log else "softmax", x, attrs)
+
+    # -- the walk ------------------------------------------------------------
+
+    def run(self, loss_spec, args, kwargs):
+        import torch
+        from torch.export.graph_signature import InputKind
+        ep = self.ep
+        sig = ep.graph_signature
+        state = ep.state_dict
+        consts = getattr(ep, "constants", {}) or {}
+        kinds = {}
+        for spec in sig.input_specs:
+            kinds[spec.arg.name] = spec
+        user_names = _user_input_names(ep)
+        ui = 0
+        graph = ep.graph_module.graph
+        for node in graph.nodes:
+            self.e.cur_loc = self.e.loc_of(node)
+            if node.op == "placeholder":
+                spec = kinds[node.name]
+                val = node.meta.get("val")
+                if spec.kind == InputKind.PARAMETER:
+                    t = state[spec.target]
+                    et = elem_type(t.dtype)
+                    if et not in FLOATS:
+                        fail(f"parameter '{spec.target}' is {t.dtype}, not a float")
+                    init = _init_of(t)
+                    canon = self.canonical.get(spec.target, spec.target)
+                    if canon in self.param_values:  # a tied parameter
+                        self.env[node.name] = self.param_values[canon]
+                        continue
+                    self.e.cur_loc = self.e.named_loc(canon)
+                    v = self.e.op(f'lpc.param "{canon}" {init} : {tensor_type(t.shape, "f32")}',
+                                  t.shape, "f32")
+                    self.params.append(canon)
+                    self.param_values[canon] = v
+                    self.env[node.name] = v
+                elif spec.kind in (InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
+                    t = state[spec.target] if spec.target in state else consts[spec.target]
+                    self.env[node.name] = V(t.shape, elem_type(t.dtype), const=t.detach().clone())
+                elif spec.kind == InputKind.USER_INPUT:
+                    if not isinstance(val, torch.Tensor):
+                        # A Python scalar input: it was specialized.
+                        self.env[node.name] = val
+                        continue
+                    nm = user_names[ui] if ui < len(user_names) else node.name
+                    ui += 1
+                    et = elem_type(val.dtype)
+                    self.env[node.name] = ("input", nm, val, et, node)
+                    self.input_names.append(nm)
+                else:
+                    fail(f"unsupported graph input kind {spec.kind} ({node.name})")
+            elif node.op == "call_function":
+                self.env[node.name] = self.call(node)
+            elif node.op == "output":
+                outs = node.args[0]
+                self.outputs = [self.env.get(o.name) if hasattr(o, "name") else o for o in outs]
+            elif node.op == "get_attr":
+                self.env[node.name] = V((), "f32", const=getattr(ep.graph_module, node.target))
+        return self.finish(loss_spec)
+
+    # Inputs are emitted on first use, with the role their use implies.
+    def value(self, a):
+        import torch
+        if isinstance(a, torch.fx.Node):
+            v = self.env[a.name]
+            if isinstance(v, tuple) and v and v[0] == "input":
+                v = self.emit_input(a.name, v)
+            return v
+        if isinstance(a, (list, tuple)):
+            return type(a)(self.value(x) for x in a)
+        return a
+
+    def emit_input(self, key, rec, role=None):
+        _, nm, val, et, node = rec
+        if role is None:
+            if et == "i32":
+                low = nm.lower()
+                role = "labels" if ("label" in low or "target" in low) else "tokens"
+            elif et == "i1":
+                fail(f"boolean input '{nm}' is not supported (masks must not depend on inputs)")
+            else:
+                role = "features"
+        saved = self.e.cur_loc
+        self.e.cur_loc = self.e.loc_of(node)
+        v = self.e.op(f'lpc.input "{nm}" {role} : {tensor_type(val.shape, et)}', val.shape, et)
+        self.e.cur_loc = saved
+        self.env[key] = v
+        v.role = role
+        v.input_name = nm
+        return v
+
+    def call(self, node):
+        import torch
+        target = node.target
+        name = _op_name(target)
+        # An input takes its role from its first use.
+        role_of = {"aten.embedding.default": (1, "tokens"),
+                   "aten.cross_entropy_loss.default": (1, "labels"),
+                   "aten.mse_loss.default": (1, "targets")}
+        if name in role_of:
+            i, role = role_of[name]
+            a = node.args[i] if len(node.args) > i else None
+            rec = self.env.get(a.name) if isinstance(a, torch.fx.Node) else None
+            if isinstance(rec, tuple) and rec and rec[0] == "input":
+                self.emit_input(a.name, rec, role)
+        args = [self.value(a) for a in node.args]
+        kwargs = {k: self.value(v) for k, v in node.kwargs.items()}
+        # Getitem of a multi-result op.
+        if target is __import__("operator").getitem:
+            return args[0][args[1]]
+        tensors = [x for x in _leaves(args) + _leaves(list(kwargs.values())) if isinstance(x, V)]
+        if all(t.const is not None for t in tensors) and name not in NO_FOLD:
+            # Depends on no input and no parameter: compute it here.
+            cargs = _to_torch(args)
+            ckw = _to_torch(kwargs)
+            try:
+                out = target(*cargs, **ckw)
+            except Exception as e:
+                fail(f"{self.where(node)}: evaluating {name} at import time failed: {e}")
+            return _wrap(out)
+        h = HANDLERS.get(name)
+        if h is None:
+            fail(f"{self.where(node)}: the ATen op {name} is not supported by lpc-import")
+        try:
+            out = h(self, node, *args, **kwargs)
+        except ImportError_ as e:
+            msg = str(e)
+            if not msg.startswith(self.where(node)):
+                msg = f"{self.where(node)}: {name}: {msg}"
+            raise ImportError_(msg)
+        return out
+
+    def where(self, node):
+        key = [k for k, (alias, _) in self.e.locs.items() if alias == self.e.cur_loc]
+        if key and key[0][1]:
+            return f"{key[0][1]}:{key[0][2]} ({key[0][0]})"
+        return f"node {node.name}"
+
+    def finish(self, loss_spec):
+        outs = self.outputs
+        if loss_spec["kind"] == "module":
+            loss = None
+            for o in outs:
+                if isinstance(o, V) and o.shape == () and o.et in FLOATS:
+                    loss = o
+                    break
+            if loss is None:
+                fail("the module returns no scalar loss; choose one with "
+                     "--loss=cross_entropy:OUTPUT:LABELS or --loss=mse:OUTPUT:TARGETS")
+        else:
+            idx = loss_spec["output"]
+            tens = [o for o in outs if isinstance(o, V)]
+            if idx >= len(tens):
+                fail(f"--loss: the module has {len(tens)} tensor outputs, no output {idx}")
+            out = tens[idx]
+            lab_key = None
+            for k, v in self.env.items():
+                if isinstance(v, tuple) and v and v[0] == "input" and v[1] == loss_spec["labels"]:
+                    lab_key = k
+                elif isinstance(v, V) and getattr(v, "input_name", None) == loss_spec["labels"]:
+                    lab_key = k
+            if lab_key is None:
+                fail(f"--loss: no input named '{loss_spec['labels']}' (inputs: {', '.join(self.input_names)})")
+            lab = self.env[lab_key]
+            if loss_spec["kind"] == "cross_entropy":
+                if isinstance(lab, tuple):
+                    lab = self.emit_input(lab_key, lab, "labels")
+                logits = out
+                if len(logits.shape) < 2 or lab.shape != logits.shape[:-1]:
+                    fail(f"--loss=cross_entropy: output {idx} is {list(logits.shape)}, labels "
+                         f"'{loss_spec['labels']}' {list(lab.shape)}: want [..., C] and [...]")
+                logits = self.cast(logits, "f32")
+                ig = loss_spec.get("ignore_index")
+                attrs = f" {{ignore_index = {ig} : i64}}" if ig is not None else ""
+                loss = self.e.op(f"lpc.softmax_cross_entropy {self.mat(logits)}, {self.mat(lab)}{attrs} : "
+                                 f"{logits.type}, {lab.type}", (), "f32")
+            else:
+                if isinstance(lab, tuple):
+                    lab = self.emit_input(lab_key, lab, "targets")
+                if lab.shape != out.shape:
+                    fail(f"--loss=mse: output {idx} is {list(out.shape)}, targets {list(lab.shape)}")
+                p = self.cast(out, "f32")
+                loss = self.e.op(f"lpc.mse_loss {self.mat(p)}, {self.mat(self.cast(lab, 'f32'))} : {p.type}", (), "f32")
+        loss = self.cast(loss, "f32")
+        # Inputs the graph never used still have to be fed (lpc-run fills
+        # every input): emit them so that the model's signature matches.
+        for k, v in list(self.env.items()):
+            if isinstance(v, tuple) and v and v[0] == "input":
+                self.emit_input(k, v)
+        body = "\n".join(self.e.lines)
+        locs = "\n".join(f"{alias} = {text}" for alias, text in self.e.locs.values())
+        return (f"// Imported by lpc-import from {os.path.basename(self.source_file)}\n"
+                f"module {{\n  func.func @{self.name}() -> tensor<f32> {{\n{body}\n"
+                f"    return {self.mat(loss)} : tensor<f32>\n  }}\n}}\n#loc = loc(unknown)\n{locs}\n")
+
+
+# Side-effect-only ops: never "computed" at import time.
+NO_FOLD = {"aten._assert_tensor_metadata.default", "aten._assert_scalar.default",
+           "aten.sym_constrain_range_for_size.default", "aten._assert_async.msg"}
+
+
+def _is_splat(t):
+    flat = t.reshape(-1)
+    return flat.numel() > 0 and bool((flat == flat[0]).all())
+
+
+def _op_name(target):
+    s = str(target)
+    if hasattr(target, "_schema") or s.startswith("aten."):
+        return s
+    return getattr(target, "__name__", s)
+
+
+def _leaves(x):
+    out = []
+    for a in x:
+        if isinstance(a, (list, tuple)):
+            out += _leaves(a)
+        else:
+            out.append(a)
+    return out
+
+
+def _to_torch(x):
+    if isinstance(x, V):
+        return x.const
+    if isinstance(x, (list, tuple)):
+        return type(x)(_to_torch(a) for a in x)
+    if isinstance(x, dict):
+        return {k: _to_torch(v) for k, v in x.items()}
+    return x
+
+
+def _wrap(out):
+    import torch
+    if isinstance(out, torch.Tensor):
+        return V(out.shape, elem_type(out.dtype), const=out)
+    if isinstance(out, (list, tuple)):
+        return type(out)(_wrap(o) for o in out)
+    return out
+
+
+def _init_of(t):
+    """An lpc initializer close to the tensor (lpc-run --init gives the real
+    values; this one is used when lpc initializes the model itself)."""
+    if bool((t == 0).all()):
+        return "zeros"
+    if bool((t == 1).all()):
+        return "ones"
+    std = float(t.detach().float().std()) if t.numel() > 1 else 0.02
+    if not math.isfinite(std) or std <= 0:
+        std = 0.02
+    return f"normal {{std = {f64(std)}}}"
+
+
+def _user_input_names(ep):
+    """Names of the user inputs in graph order: torch.export names them
+    after the forward's parameters (positional) or keys (keyword)."""
+    from torch.export.graph_signature import InputKind
+    return [spec.arg.name for spec in ep.graph_signature.input_specs
+            if spec.kind == InputKind.USER_INPUT]
+
+
+# ---------------------------------------------------------------------------
+# ATen handlers: (importer, node, *args, **kwargs) -> V | tuple of V
+# ---------------------------------------------------------------------------
+
+HANDLERS = {}
+
+
+def handles(*names):
+    def reg(f):
+        for n in names:
+            HANDLERS[n] = f
+        return f
+    return reg
+
+
+def _out_shape(node):
+    val = node.meta.get("val")
+    return tuple(int(d) for d in val.shape)
+
+
+@handles("aten._assert_tensor_metadata.default", "aten._assert_scalar.default",
+         "aten.sym_constrain_range_for_size.default", "aten._assert_async.msg")
+def _assertion(I, node, *args, **kw):
+    # Checks of what export saw (dtypes, shapes): nothing to compute.
+    return None
+
+
+@handles("aten.linear.default")
+def _linear(I, node, x, w, b=None):
+    y = I.matmul(x, w, tb=True)
+    if b is not None:
+        b = I.cast(b, y.et)
+        y = I.e.op(f"lpc.bias_add {I.mat(y)}, {I.mat(b)} : {y.type}, {b.type}", y.shape, y.et)
+    return y
+
+
+@handles("aten.addmm.default")
+def _addmm(I, node, bias, a, b, beta=1, alpha=1):
+    if beta != 1 or alpha != 1:
+        fail("addmm with beta or alpha other than 1 is not supported")
+    y = I.matmul(a, b)
+    if len(bias.shape) == 1:
+        bias = I.cast(bias, y.et)
+        return I.e.op(f"lpc.bias_add {I.mat(y)}, {I.mat(bias)} : {y.type}, {bias.type}", y.shape, y.et)
+    return I.binary("add", y, bias)
+
+
+@handles("aten.matmul.default", "aten.mm.default", "aten.bmm.default")
+def _matmul(I, node, a, b):
+    return I.matmul(a, b)
+
+
+@handles("aten.t.default")
+def _t(I, node, x):
+    return I.transpose(x, list(range(len(x.shape)))[::-1])
+
+
+@handles("aten.transpose.int")
+def _transpose(I, node, x, d0, d1):
+    perm = list(range(len(x.shape)))
+    d0, d1 = d0 % len(perm), d1 % len(perm)
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    return I.transpose(x, perm)
+
+
+@handles("aten.permute.default")
+def _permute(I, node, x, dims):
+    return I.transpose(x, [d % len(x.shape) for d in dims])
+
+
+@handles("aten.view.default", "aten.reshape.default", "aten._unsafe_view.default",
+         "aten.flatten.using_ints", "aten.unsqueeze.default", "aten.squeeze.dim",
+         "aten.squeeze.dims", "aten.squeeze.default", "aten.unflatten.int")
+def _reshape(I, node, x, *rest, **kw):
+    return I.reshape(x, _out_shape(node))
+
+
+@handles("aten.contiguous.default", "aten.clone.default", "aten.alias.default",
+         "aten.detach.default", "aten.lift_fresh_copy.default", "aten.dropout.default_eval")
+def _identity(I, node, x, *rest, **kw):
+    return x
+
+
+@handles("aten.expand.default", "aten.expand_as.default")
+def _expand(I, node, x, *rest, **kw):
+    return I.broadcast(x, _out_shape(node))
+
+
+@handles("aten._to_copy.default", "aten.to.dtype", "aten.to.dtype_layout", "aten.type_as.default",
+         "aten.to.device")
+def _to(I, node, x, *rest, **kw):
+    val = node.meta.get("val")
+    return I.cast(x, elem_type(val.dtype))
+
+
+@handles("aten.slice.Tensor")
+def _slice(I, node, x, dim=0, start=None, end=None, step=1):
+    return I.slice(x, dim % len(x.shape), start, end if end is None or end < 2**62 else None, step)
+
+
+@handles("aten.select.int")
+def _select(I, node, x, dim, index):
+    dim = dim % len(x.shape)
+    index = index % x.shape[dim]
+    s = I.slice(x, dim, index, index + 1)
+    return I.reshape(s, _out_shape(node))
+
+
+@handles("aten.split.Tensor", "aten.split_with_sizes.default", "aten.chunk.default")
+def _split(I, node, x, size, dim=0):
+    dim = dim % len(x.shape)
+    outs = node.meta.get("val")
+    res, start = [], 0
+    for o in outs:
+        n = int(o.shape[dim])
+        res.append(I.slice(x, dim, start, start + n))
+        start += n
+    return tuple(res)
+
+
+@handles("aten.cat.default", "aten.concat.default")
+def _cat(I, node, xs, dim=0):
+    xs = [x for x in xs if not (len(x.shape) == 1 and x.shape[0] == 0)]
+    shape = _out_shape(node)
+    et = "f32" if any(x.et == "f32" for x in xs) else xs[0].et
+    xs = [I.cast(x, et) for x in xs]
+    if len(xs) == 1:
+        return xs[0]
+    dim = dim % len(shape)
+    return I.e.op(f"lpc.concat {', '.join(I.mat(x) for x in xs)} axis = {dim} : "
+                  f"{', '.join(x.type for x in xs)} -> {tensor_type(shape, et)}", shape, et)
+
+
+@handles("aten.pad.default")
+def _pad_mode(I, node, x, pad, mode="constant", value=None):
+    if mode != "constant":
+        fail(f"pad mode '{mode}' is not supported (only constant)")
+    return _pad(I, node, x, pad, 0 if value is None else value)
+
+
+@handles("aten.constant_pad_nd.default")
+def _pad(I, node, x, pad, value=0):
+    # pad = (last_lo, last_hi, second_last_lo, ...): concat constants.
+    for i in range(len(pad) // 2):
+        dim = len(x.shape) - 1 - i
+        lo, hi = int(pad[2 * i]), int(pad[2 * i + 1])
+        if lo < 0 or hi < 0:
+            fail("negative padding is not supported")
+        parts = []
+        for n in (lo, 0, hi):
+            if n == 0:
+                continue
+            shp = list(x.shape)
+            shp[dim] = n
+            parts.append(I.scalar_like(value, x, tuple(shp)))
+        if lo or hi:
+            pieces = ([parts[0]] if lo else []) + [x] + ([parts[-1]] if hi else [])
+            shp = list(x.shape)
+            shp[dim] += lo + hi
+            x = I.e.op(f"lpc.concat {', '.join(I.mat(p) for p in pieces)} axis = {dim} : "
+                       f"{', '.join(p.type for p in pieces)} -> {tensor_type(shp, x.et)}", shp, x.et)
+    return x
+
+
+def _binop(opname):
+    def h(I, node, a, b, alpha=1):
+        if alpha != 1:
+            b = I.binary("mul", b, alpha) if isinstance(b, V) else b * alpha
+        return I.binary(opname, a, b, _out_shape(node))
+    return h
+
+
+for _n, _op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("div", "div")):
+    HANDLERS[f"aten.{_n}.Tensor"] = _binop(_op)
+    HANDLERS[f"aten.{_n}.Scalar"] = _binop(_op)
+
+
+@handles("aten.rsub.Scalar")
+def _rsub(I, node, a, b, alpha=1):
+    return I.binary("sub", b, a, _out_shape(node))
+
+
+@handles("aten.neg.default")
+def _neg(I, node, x):
+    return I.unary("neg", x)
+
+
+for _n in ("relu", "silu", "tanh", "sigmoid", "exp", "log", "sqrt", "rsqrt"):
+    HANDLERS[f"aten.{_n}.default"] = (lambda op: (lambda I, node, x: I.unary(op, x)))(_n)
+
+
+@handles("aten.gelu.default")
+def _gelu(I, node, x, approximate="none"):
+    attrs = " {approximation = #lpc.gelu_approximation<tanh>}" if approximate == "tanh" else ""
+    return I.unary("gelu", x, attrs)
+
+
+@handles("aten.pow.Tensor_Scalar")
+def _pow(I, node, x, e):
+    if e == 1:
+        return x
+    if e == 2:
+        return I.binary("mul", x, x)
+    return I.unary("pow", x, f" {{exponent = {f64(e)}}}")
+
+
+@handles("aten.softmax.int", "aten._softmax.default")
+def _softmax(I, node, x, dim, dtype_or_half=None):
+    return I.softmax(x, dim)
+
+
+@handles("aten.log_softmax.int", "aten._log_softmax.default")
+def _log_softmax(I, node, x, dim, dtype_or_half=None):
+    return I.softmax(x, dim, log=True)
+
+
+@handles("aten.mean.dim", "aten.mean.default")
+def _mean(I, node, x, dims=None, keepdim=False, dtype=None):
+    return I.reduce("reduce_mean", x, dims, keepdim)
+
+
+@handles("aten.sum.dim_IntList", "aten.sum.default")
+def _sum(I, node, x, dims=None, keepdim=False, dtype=None):
+    return I.reduce("reduce_sum", x, dims, keepdim)
+
+
+@handles("aten.amax.default")
+def _amax(I, node, x, dims=(), keepdim=False):
+    return I.reduce("reduce_max", x, dims, keepdim)
+
+
+@handles("aten.max.dim")
+def _max_dim(I, node, x, dim, keepdim=False):
+    # Only the values: an index output used later fails at its use.
+    return (I.reduce("reduce_max", x, [dim], keepdim), None)
+
+
+@handles("aten.layer_norm.default")
+def _layer_norm(I, node, x, shape, w=None, b=None, eps=1e-5, cudnn=True):
+    if len(shape) != 1:
+        fail("layer_norm over more than the last dimension is not supported")
+    d = x.shape[-1]
+    w = w if w is not None else I.scalar_like(1.0, x, (d,))
+    b = b if b is not None else I.scalar_like(0.0, x, (d,))
+    w, b = I.cast(w, x.et), I.cast(b, x.et)
+    return I.e.op(f"lpc.layernorm {I.mat(x)}, {I.mat(w)}, {I.mat(b)} {{epsilon = {f64(eps)}}} : "
+                  f"{x.type}, {w.type}", x.shape, x.et)
+
+
+@handles("aten.rms_norm.default")
+def _rms_norm(I, node, x, shape, w=None, eps=None):
+    if len(shape) != 1:
+        fail("rms_norm over more than the last dimension is not supported")
+    if eps is None:
+        eps = float(np.finfo(np.float32).eps)
+    d = x.shape[-1]
+    w = w if w is not None else I.scalar_like(1.0, x, (d,))
+    w = I.cast(w, x.et)
+    return I.e.op(f"lpc.rmsnorm {I.mat(x)}, {I.mat(w)} {{epsilon = {f64(eps)}}} : "
+                  f"{x.type}, {w.type}", x.shape, x.et)
+
+
+@handles("aten.embedding.default")
+def _embedding(I, node, w, ids, padding_idx=-1, scale_grad=False, sparse=False):
+    if padding_idx is not None and padding_idx >= 0:
+        fail("embedding with padding_idx is not supported (its row gets no gradient in PyTorch)")
+    shape = ids.shape + (w.shape[1],)
+    return I.e.op(f"lpc.embedding {I.mat(w)}, {I.mat(ids)} : {w.type}, {ids.type} -> "
+                  f"{tensor_type(shape, w.et)}", shape, w.et)
+
+
+@handles("aten.dropout.default")
+def _dropout(I, node, x, p, train):
+    if not train or p == 0:
+        return x
+    I.dropout_seed = getattr(I, "dropout_seed", 0) + 1
+    return I.unary("dropout", x, f" {{rate = {f64(p)}, seed = {I.dropout_seed} : i64}}")
+
+
+def _where_mask(I, cond, x, fill):
+    """x with `fill` where the constant boolean `cond` holds."""
+    cond = I.broadcast(cond, x.shape)
+    f = I.scalar_like(fill, x)
+    return I.e.op(f"lpc.where {I.mat(cond)}, {I.mat(f)}, {I.mat(x)} : "
+                  f"{tensor_type(x.shape, 'i1')}, {x.type}", x.shape, x.et)
+
+
+def _is_causal_fill(cond, shape):
+    """True when the constant mask `cond` (True = masked) broadcast to
+    `shape` is exactly 'key after query' (lpc.causal_mask, Q == K)."""
+    import torch
+    q, k = shape[-2], shape[-1]
+    if q != k or cond.dim() < 2:
+        return False
+    c = cond.expand(shape).reshape(-1, q, k)
+    tri = torch.ones(q, k, dtype=torch.bool).triu(1)
+    return bool((c == tri).all())
+
+
+@handles("aten.masked_fill.Scalar", "aten.masked_fill.Tensor")
+def _masked_fill(I, node, x, mask, value):
+    if isinstance(value, V):
+        if value.const is None or value.const.numel() != 1:
+            fail("masked_fill with a computed fill value is not supported")
+        value = value.const.item()
+    if not isinstance(mask, V) or mask.const is None:
+        fail("masked_fill with a mask that depends on the inputs is not supported")
+    if x.et in FLOATS and _is_causal_fill(mask.const.bool(), x.shape):
+        attrs = "" if value == -math.inf else f" {{fill = {f64(value)}}}"
+        return I.unary("causal_mask", x, attrs)
+    return _where_mask(I, I.cast(mask, "i1"), x, value)
+
+
+@handles("aten.where.self")
+def _where(I, node, cond, a, b):
+    shape = _out_shape(node)
+    if not isinstance(cond, V):
+        fail("where with a non-tensor condition is not supported")
+    if not isinstance(a, V):
+        a = I.scalar_like(a, b, ())
+    if not isinstance(b, V):
+        b = I.scalar_like(b, a, ())
+    et = "f32" if "f32" in (a.et, b.et) else a.et
+    a, b = I.broadcast(I.cast(a, et), shape), I.broadcast(I.cast(b, et), shape)
+    c = I.broadcast(I.cast(cond, "i1"), shape)
+    return I.e.op(f"lpc.where {I.mat(c)}, {I.mat(a)}, {I.mat(b)} : {c.type}, {a.type}", shape, et)
+
+
+@handles("aten.scaled_dot_product_attention.default")
+def _sdpa(I, node, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
+    import torch
+    hq, hk = q.shape[-3] if len(q.shape) >= 3 else 1, k.shape[-3] if len(k.shape) >= 3 else 1
+    if hq != hk:
+        if not enable_gqa and hq % hk:
+            fail(f"{hq} query heads and {hk} key heads")
+        rep = hq // hk
+        def repeat(t):
+            shp = t.shape[:-3] + (hk, rep) + t.shape[-2:]
+            t5 = I.reshape(t, t.shape[:-3] + (hk, 1) + t.shape[-2:])
+            t5 = I.broadcast(t5, shp)
+            return I.reshape(t5, t.shape[:-3] + (hq,) + t.shape[-2:])
+        k, v = repeat(k), repeat(v)
+    d = q.shape[-1]
+    s = I.matmul(q, k, tb=True)
+    factor = float(scale) if scale is not None else 1.0 / math.sqrt(d)
+    s = I.unary("scale", s, f" {{factor = {f64(factor)}}}")
+    L, S = s.shape[-2], s.shape[-1]
+    if is_causal:
+        if L == S:
+            s = I.unary("causal_mask", s)
+        else:
+            # PyTorch aligns the causal mask to the top left.
+            s = _where_mask(I, I.const(torch.ones(L, S, dtype=torch.bool).tril().logical_not()), s, -math.inf)
+    if attn_mask is not None:
+        if attn_mask.const is None:
+            fail("an attention mask that depends on the inputs is not supported")
+        m = attn_mask.const
+        if m.dtype == torch.bool:
+            masked = m.logical_not()
+            if _is_causal_fill(masked, s.shape):
+                s = I.unary("causal_mask", s)
+            else:
+                s = _where_mask(I, I.const(masked), s, -math.inf)
+        else:
+            s = I.binary("add", s, I.cast(attn_mask, s.et))
+    p = I.softmax(s, -1)
+    if dropout_p:
+        I.dropout_seed = getattr(I, "dropout_seed", 0) + 1
+        p = I.unary("dropout", p, f" {{rate = {f64(dropout_p)}, seed = {I.dropout_seed} : i64}}")
+    return I.matmul(p, v)
+
+
+@handles("aten.cross_entropy_loss.default")
+def _cross_entropy(I, node, logits, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    if weight is not None:
+        fail("cross_entropy with class weights is not supported")
+    if label_smoothing:
+        fail("cross_entropy with label_smoothing is not supported")
+    if reduction not in (1, 2):
+        fail("cross_entropy with reduction='none' is not supported (the loss must be a scalar)")
+    if len(logits.shape) > 2 and target.shape != logits.shape[:-1]:
+        # PyTorch's [N, C, d...] layout: move C last.
+        perm = [0] + list(range(2, len(logits.shape))) + [1]
+        logits = I.transpose(logits, perm)
+    logits = I.cast(logits, "f32")
+    if getattr(target, "role", None) == "tokens" and target.ssa is not None:
+        pass
+    red = "" if reduction == 1 else ", reduction = #lpc.reduction<sum>"
+    attrs = f" {{ignore_index = {int(ignore_index)} : i64{red}}}"
+    return I.e.op(f"lpc.softmax_cross_entropy {I.mat(logits)}, {I.mat(target)}{attrs} : "
+                  f"{logits.type}, {target.type}", (), "f32")
+
+
+@handles("aten.mse_loss.default")
+def _mse(I, node, a, b, reduction=1):
+    if reduction not in (1, 2):
+        fail("mse_loss with reduction='none' is not supported")
+    red = "" if reduction == 1 else " {reduction = #lpc.reduction<sum>}"
+    a, b = I.cast(a, "f32"), I.cast(b, "f32")
+    return I.e.op(f"lpc.mse_loss {I.mat(a)}, {I.mat(b)}{red} : {a.type}", (), "f32")
+
+
+# ---------------------------------------------------------------------------
+# Weights
+# ---------------------------------------------------------------------------
+
+def write_weights(module, path):
+    """The module's state_dict as safetensors; a tensor shared by several
+    names is written under each, with the aliases in the metadata."""
+    import torch
+    sd = module.state_dict(keep_vars=True)
+    params = dict(module.named_parameters(remove_duplicate=True))
+    canon = {id(p): n for n, p in params.items()}
+    header, blobs, offset, meta = {}, [], 0, {"format": "pt"}
+    for name, t in sd.items():
+        if id(t) in canon and canon[id(t)] != name:
+            meta["lpc.alias." + name] = canon[id(t)]
+        t = t.detach().contiguous().cpu()
+        dt = {torch.float32: "F32", torch.bfloat16: "BF16", torch.float16: "F16",
+              torch.int64: "I64", torch.int32: "I32", torch.bool: "BOOL"}.get(t.dtype)
+        if dt is None:
+            if t.dtype == torch.float64:
+                t, dt = t.float(), "F32"
+            else:
+                fail(f"state_dict entry '{name}' is {t.dtype}, which safetensors files of lpc do not hold")
+        raw = (t.view(torch.int16) if t.dtype in (torch.bfloat16, torch.float16) else t).numpy().tobytes()
+        header[name] = {"dtype": dt, "shape": list(t.shape), "data_offsets": [offset, offset + len(raw)]}
+        blobs.append(raw)
+        offset += len(raw)
+    header["__metadata__"] = meta
+    h = json.dumps(header, separators=(",", ":")).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    return struct.pack("<Q", len(h)) + h + b"".join(blobs)
+
+
+def write_atomic(path, data):
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".lpc-import-")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+    return tmp
+
+
+def parse_loss(s):
+    if s in (None, "", "module"):
+        return {"kind": "module"}
+    parts = s.split(":")
+    kind = parts[0]
+    if kind == "cross_entropy" and len(parts) in (3, 4):
+        spec = {"kind": kind, "output": int(parts[1]), "labels": parts[2]}
+        if len(parts) == 4:
+            spec["ignore_index"] = int(parts[3])
+        return spec
+    if kind == "mse" and len(parts) == 3:
+        return {"kind": kind, "output": int(parts[1]), "labels": parts[2]}
+    fail(f"--loss='{s}': expected module, cross_entropy:OUTPUT:LABELS[:IGNORE_INDEX] or mse:OUTPUT:TARGETS "
+         "(OUTPUT: index of the module's tensor output)")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(
+        prog="lpc-import",
+        description="Export a PyTorch nn.Module with torch.export and write it as an lpc model "
+                    "(.mlir) and its state_dict (safetensors).")
+    p.add_argument("model", help="FILE.py:FUNCTION; FUNCTION() returns (module, example_inputs)")
+    p.add_argument("-o", "--output", required=True, help="the lpc model to write (.mlir)")
+    p.add_argument("--weights", help="write the module's state_dict here (safetensors), for lpc-run --init")
+    p.add_argument("--loss", default="module",
+                   help="module (the module returns its loss; default) | cross_entropy:OUTPUT:LABELS[:IGNORE] | "
+                        "mse:OUTPUT:TARGETS")
+    p.add_argument("--name", default="model", help="name of the model function (default: model)")
+    a = p.parse_args(argv)
+    tmps = []
+    try:
+        loss = parse_loss(a.loss)
+        if not a.name.replace("_", "").isalnum():
+            fail(f"--name='{a.name}': use letters, digits and '_'")
+        import torch
+        path, module, args, kwargs = load_factory(a.model)
+        try:
+            ep = torch.export.export(module, args, kwargs)
+        except Exception as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            fail(f"{a.model}: torch.export could not export the module: {type(e).__name__}: {first}")
+        imp = Importer(ep, path, a.name)
+        first = {}
+        for n, prm in module.named_parameters(remove_duplicate=False):
+            imp.canonical[n] = first.setdefault(id(prm), n)
+        text = imp.run(loss, args, kwargs)
+        tmps.append((write_atomic(a.output, text), a.output))
+        if a.weights:
+            tmps.append((write_atomic(a.weights, write_weights(module, a.weights)), a.weights))
+        for tmp, final in tmps:
+            os.replace(tmp, final)
+        tmps = []
+        n = sum(int(np.prod(ep.state_dict[x].shape)) for x in imp.params)
+        print(f"lpc-import: wrote {a.output} ({len(imp.params)} parameter tensors, {n} parameters; inputs: "
+              f"{', '.join(imp.input_names)})" + (f" and {a.weights}" if a.weights else ""), file=sys.stderr)
+        return 0
+    except ImportError_ as e:
+        print(f"lpc-import: error: {e}", file=sys.stderr)
+        return 1
+    finally:
+        for tmp, _ in tmps:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())
