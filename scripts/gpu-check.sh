@@ -18,6 +18,7 @@
 #      (steps 11-20 against the CPU's, and a GPU checkpoint written for the
 #      way back, in the results), trains the MLP one Fashion-MNIST epoch per precision
 #      (accuracy), and times the large GPT block in bf16 and fp8 against
+#      the cost model's step (lpc-cuda-check --estimate) and against
 #      PyTorch (bench/gpu_bench.py, when torch with CUDA is there).
 #
 # Usage: scripts/gpu-check.sh [BUILD_DIR [ARTIFACT_DIR]]
@@ -212,6 +213,32 @@ if [ -d "$ART" ]; then
       MS[$p]=$(sed -nE 's/^lpc-run: [0-9]+ steps in [0-9.]+ s \(([0-9.]+) ms\/step.*/\1/p' \
         "$RESULTS/gpt-$p.log")
     else
+      STATUS=1
+    fi
+  done
+  # The cost model's step (lpc-cuda-check --estimate, docs/cost-model.md)
+  # next to the measured one. The runtime has no per-op timing, so the
+  # per-class tables only go to the results (estimate-gpt-*.txt) to read
+  # against a profile.
+  for p in bf16 fp8; do
+    [ -f "$ART/gpt-block-$p.json" ] || continue
+    "$CHECK" --estimate "$ART/gpt-block-$p.json" --scenario=mid --top=20 \
+      >"$RESULTS/estimate-gpt-$p.txt" 2>&1
+    if "$CHECK" --estimate "$ART/gpt-block-$p.json" --format=json --top=0 \
+      >"$RESULTS/estimate-gpt-$p.json" 2>"$RESULTS/estimate-gpt-$p.log"; then
+      python3 - "$RESULTS/estimate-gpt-$p.json" "$p" "${MS[$p]:-}" <<'PY' | tee -a "$SUMMARY"
+import json, sys
+est = json.load(open(sys.argv[1]))["estimate"]["scenarios"]
+p, measured = sys.argv[2], sys.argv[3]
+line = (f"  gpt {p}: modelled step {est['mid']['step_ms']:.2f} ms (low "
+        f"{est['low']['step_ms']:.2f}, high {est['high']['step_ms']:.2f})")
+if measured:
+    line += (f", measured {float(measured):.2f} ms/step: measured / modelled "
+             f"{float(measured) / est['mid']['step_ms']:.2f}")
+print(line)
+PY
+    else
+      say "[FAIL] lpc-cuda-check --estimate $ART/gpt-block-$p.json: see $RESULTS/estimate-gpt-$p.log"
       STATUS=1
     fi
   done

@@ -9,7 +9,10 @@ own writer and of runtime/cuda's loader:
   sizes, strides; scalars one each), with matching widths;
 - GEMM operands are contiguous rank-3 views with consistent shapes, FP8
   GEMMs' scales rank-0 F32 views, biases F32 [N] views for F32 results;
-- copies move equally many bytes between contiguous views.
+- copies move equally many bytes between contiguous views;
+- a launch's optional cost-model keys (lpc-gpu-launch-info): "access" has
+  one of "", "r", "w", "rw" per param ("" for scalars), "serial_iters" is a
+  non-negative integer.
 
 Prints one summary line per function; exits 1 with every problem found.
 usage: check_artifact.py ARTIFACT.json
@@ -108,6 +111,23 @@ def check_function(fn):
                 else:
                     (kind,) = p.keys()
                     passed.append(kind)
+            if "access" in op:
+                acc = op["access"]
+                if not isinstance(acc, list) or len(acc) != len(op["params"]):
+                    problem(f"{where} op {k}: access is not a list with one "
+                            f"entry per param")
+                else:
+                    for a, p in zip(acc, op["params"]):
+                        if a not in ("", "r", "w", "rw") or \
+                                (a and "view" not in p):
+                            problem(f"{where} op {k}: access {a!r} for a "
+                                    f"{'view' if 'view' in p else 'scalar'}")
+            if "serial_iters" in op and not (
+                    isinstance(op["serial_iters"], int) and
+                    not isinstance(op["serial_iters"], bool) and
+                    op["serial_iters"] >= 0):
+                problem(f"{where} op {k}: serial_iters is not a non-negative "
+                        f"integer")
             widths = {"ptr": ".u64", "i64": ".u64", "i32": ".u32",
                       "f32": ".f32", "f64": ".f64"}
             want = [widths[p] for p in passed]
