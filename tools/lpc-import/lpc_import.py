@@ -78,7 +78,7 @@ def load_factory(spec):
     module, inputs = result
     import torch
     if not isinstance(module, torch.nn.Module):
-        fail(f"{path}:{func}() returned a {type(module).__name__}, not a torch.nn.Module")
+        fail(f"{path}:{func}() returned an object of type {type(module).__name__} as the module, not a torch.nn.Module")
     if isinstance(inputs, dict):
         args, kwargs = (), dict(inputs)
     elif (isinstance(inputs, (tuple, list)) and len(inputs) == 2
