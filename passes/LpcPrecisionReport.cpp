@@ -50,12 +50,23 @@ std::string line(std::string s) {
 
 /// A location as the IR names it: `fc1`, `backward(fc2)` for the NameLoc
 /// "backward" around "fc2"; file positions only when there is no name. A
-/// name around a file position or around the function's own location (the
-/// train step's arguments and optimizer ops) is the name alone.
+/// name around a position in an .mlir file or around the function's own
+/// location (the train step's arguments and optimizer ops) is the name
+/// alone; around a position in another file (a Python source line that
+/// lpc-import recorded) the name and that file's name and line.
 std::string locString(Location loc, Location fnLoc) {
   if (auto name = dyn_cast<NameLoc>(loc)) {
     Location child = name.getChildLoc();
     std::string inner = locString(child, fnLoc);
+    // lpc-import's locations: the module path around the Python source line
+    // (`h.0.attn.c_attn model.py:57`); a position in an .mlir file is only
+    // where the op was parsed.
+    if (auto file = dyn_cast<FileLineColLoc>(child);
+        file && !file.getFilename().getValue().ends_with(".mlir"))
+      return llvm::formatv("{0} {1}:{2}", name.getName().getValue(),
+                           llvm::sys::path::filename(file.getFilename()),
+                           file.getLine())
+          .str();
     if (inner.empty() || isa<FileLineColLoc>(child) || child == fnLoc)
       return name.getName().str();
     return (name.getName().getValue() + "(" + inner + ")").str();
