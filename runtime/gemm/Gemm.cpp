@@ -437,8 +437,17 @@ const Primitive &getPrimitive(const char *entry, const Problem &p,
   dnnl_status_t s =
       dnnl_primitive_desc_create(&pd, &desc, attr, engine(entry), nullptr);
   dnnl_primitive_attr_destroy(attr);
-  if (s)
-    failDnnl(entry, "matmul primitive descriptor", s);
+  if (s) {
+    // Name the problem: which shapes and strides oneDNN refused.
+    auto str = [](const dnnl_dims_t d, const dnnl_dims_t st) {
+      return "[" + std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" +
+             std::to_string(d[2]) + " strides " + std::to_string(st[0]) + "," +
+             std::to_string(st[1]) + "," + std::to_string(st[2]) + "]";
+    };
+    std::string what = "matmul primitive descriptor of A " + str(aDims, aStr) +
+                       " B " + str(bDims, bStr) + " C " + str(cDims, cStr);
+    failDnnl(entry, what.c_str(), s);
+  }
   if (const dnnl_memory_desc_t *md =
           dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0)) {
     prim.scratch = *md;
@@ -460,12 +469,17 @@ void zeroC(const Problem &p) {
                   p.N * p.cElem);
 }
 
+bool bf16MatmulAvailable();
+void runBF16AsF32(const char *entry, const Problem &p, dnnl_data_type_t outType);
+
 void runMatmul(const char *entry, const Problem &p, dnnl_data_type_t inType,
                dnnl_data_type_t outType = dnnl_f32) {
   if (p.batch == 0 || p.M == 0 || p.N == 0)
     return;
   if (p.K == 0)
     return zeroC(p);
+  if (inType == dnnl_bf16 && !bf16MatmulAvailable())
+    return runBF16AsF32(entry, p, outType);
   const int threads = wantedThreads();
   ThreadScope scope(threads);
   const Primitive &prim = getPrimitive(entry, p, inType, outType, threads);
@@ -617,6 +631,64 @@ uint16_t roundToBF16(float f) {
   if ((u & 0x7fffffffu) > 0x7f800000u)
     return uint16_t((u >> 16) | 0x40);
   return uint16_t((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+}
+
+/// Whether oneDNN has bf16 matmul kernels on this CPU: they need AVX-512
+/// (AVX512-BF16 or AVX512-BW emulation); on an AVX2-only host it reports
+/// "unimplemented" and bf16 GEMMs take runBF16AsF32 instead.
+bool bf16MatmulAvailable() {
+  static const bool ok = [] {
+    dnnl_dims_t d = {1, 16, 16}, st = {256, 16, 1};
+    for (dnnl_data_type_t out : {dnnl_f32, dnnl_bf16}) {
+      dnnl_memory_desc_t a, b, c;
+      dnnl_matmul_desc_t desc;
+      dnnl_primitive_desc_t pd = nullptr;
+      if (dnnl_memory_desc_init_by_strides(&a, 3, d, dnnl_bf16, st) ||
+          dnnl_memory_desc_init_by_strides(&b, 3, d, dnnl_bf16, st) ||
+          dnnl_memory_desc_init_by_strides(&c, 3, d, out, st) ||
+          dnnl_matmul_desc_init(&desc, &a, &b, nullptr, &c) ||
+          dnnl_primitive_desc_create(&pd, &desc, nullptr, engine("bf16 probe"),
+                                     nullptr))
+        return false;
+      dnnl_primitive_desc_destroy(pd);
+    }
+    return true;
+  }();
+  return ok;
+}
+
+/// A bf16 GEMM as an f32 one: operands widened exactly (bf16 is the top
+/// half of f32), products exact and accumulated in f32 as oneDNN's bf16
+/// kernels do; a bf16 C is rounded to nearest even from the f32 result.
+void runBF16AsF32(const char *entry, const Problem &p, dnnl_data_type_t outType) {
+  thread_local std::vector<float> aBuf, bBuf, cBuf;
+  auto widen = [](const uint16_t *src, float *dst, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      uint32_t u = uint32_t(src[i]) << 16;
+      std::memcpy(dst + i, &u, 4);
+    }
+  };
+  Problem q = p;
+  q.a = widenOperand<uint16_t>(p.a, aBuf, widen);
+  q.b = widenOperand<uint16_t>(p.b, bBuf, widen);
+  if (outType == dnnl_f32)
+    return runMatmul(entry, q, dnnl_f32);
+  cBuf.resize(size_t(p.batch * p.M * p.N));
+  q.c.data = cBuf.data();
+  q.c.strides[2] = 1;
+  q.c.strides[1] = p.N;
+  q.c.strides[0] = p.M * p.N;
+  q.c.extentElems = p.batch * p.M * p.N;
+  q.cElem = sizeof(float);
+  runMatmul(entry, q, dnnl_f32);
+  uint16_t *c = static_cast<uint16_t *>(const_cast<void *>(p.c.data));
+  for (int64_t b = 0; b < p.batch; ++b)
+    for (int64_t i = 0; i < p.M; ++i) {
+      const float *src = cBuf.data() + (b * p.M + i) * p.N;
+      uint16_t *dst = c + b * p.c.strides[0] + i * p.c.strides[1];
+      for (int64_t j = 0; j < p.N; ++j)
+        dst[j] = roundToBF16(src[j]);
+    }
 }
 
 /// gemmFP8, then C * (sa * sb) in f32 (lpc's dequantization), written as
