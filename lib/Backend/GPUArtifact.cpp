@@ -6,7 +6,8 @@
 //   views (cast, expand/collapse_shape, subview, reinterpret_cast, reshape)
 //                           -> (space, offset, sizes, strides), from the
 //                              static strided type of the view itself
-//   gpu.launch_func         -> launch (constant grid, block and scalars)
+//   gpu.launch_func         -> launch (constant grid, block and scalars;
+//                              lpc-gpu-launch-info's access / serial_iters)
 //   func.call @lpc_rt_gemm_* (lpc-gemm-to-calls) -> gemm
 //   memref.copy             -> copy
 // Anything else with side effects is an error naming the op: the runtime
@@ -261,13 +262,30 @@ llvm::Expected<json::Object> FunctionWriter::launch(gpu::LaunchFuncOp op) {
       params.push_back(std::move(*s));
     }
   }
-  return json::Object{{"op", "launch"},
-                      {"module", int64_t(*module)},
-                      {"kernel", op.getKernelName().getValue()},
-                      {"grid", std::move(*grid)},
-                      {"block", std::move(*block)},
-                      {"shared_bytes", shared},
-                      {"params", std::move(params)}};
+  json::Object o{{"op", "launch"},
+                 {"module", int64_t(*module)},
+                 {"kernel", op.getKernelName().getValue()},
+                 {"grid", std::move(*grid)},
+                 {"block", std::move(*block)},
+                 {"shared_bytes", shared},
+                 {"params", std::move(params)}};
+  // For the cost model (lpc-gpu-launch-info): what the kernel reads and
+  // writes per parameter, and its serial loop length per thread.
+  if (auto access = op->getAttrOfType<ArrayAttr>("lpc_access")) {
+    if (access.size() != op.getNumKernelOperands())
+      return fail(op, "lpc_access does not have one entry per kernel operand");
+    json::Array a;
+    for (Attribute s : access) {
+      auto str = dyn_cast<StringAttr>(s);
+      if (!str)
+        return fail(op, "lpc_access holds something other than strings");
+      a.push_back(str.getValue());
+    }
+    o["access"] = std::move(a);
+  }
+  if (auto iters = op->getAttrOfType<IntegerAttr>("lpc_serial_iters"))
+    o["serial_iters"] = iters.getInt();
+  return o;
 }
 
 llvm::Expected<json::Object> FunctionWriter::gemm(func::CallOp op) {

@@ -92,6 +92,9 @@ mlir::lpc::gpuCodegenPipeline(StringRef chip, StringRef libdevice) {
       "gpu-kernel-outlining,"
       // One gpu.module (one NVPTX compile, one PTX to load) for them all.
       "lpc-merge-gpu-modules,"
+      // What each kernel reads, writes and loops over, for the cost model
+      // (while the kernels are still memref-level).
+      "lpc-gpu-launch-info,"
       "nvvm-attach-target{chip=" + chip.str() + features +
       " O=3 l=" + libdevice.str() + "},"
       "gpu.module(" + (fp8Cvt ? "lpc-fp8-to-nvvm," : "") +

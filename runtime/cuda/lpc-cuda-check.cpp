@@ -767,10 +767,10 @@ void printEstimateTable(const std::string &path, const FunctionEstimate &e, int 
     if (order.size() > size_t(top))
       order.resize(size_t(top));
     std::printf("  top %zu ops:\n", order.size());
-    std::printf("  %5s  %-28s %-18s %10s %10s %-10s %10s\n", "op", "what", "class", "threads",
+    std::printf("  %5s  %-36s %-18s %10s %10s %-10s %10s\n", "op", "what", "class", "threads",
                 "MB", "bound", "us");
     for (const OpCost *op : order)
-      std::printf("  %5zu  %-28s %-18s %10lld %10.1f %-10s %10.1f\n", op->index,
+      std::printf("  %5zu  %-36s %-18s %10lld %10.1f %-10s %10.1f\n", op->index,
                   op->label.c_str(), op->cls.c_str(), (long long)op->threads,
                   (op->readBytes + op->writeBytes) / 1e6, op->bound, op->seconds * 1e6);
   }

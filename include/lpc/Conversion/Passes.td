@@ -406,6 +406,37 @@ def LpcMergeGPUModules : Pass<"lpc-merge-gpu-modules", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def LpcGPULaunchInfo : Pass<"lpc-gpu-launch-info", "::mlir::ModuleOp"> {
+  let summary = "Records on each gpu.launch_func which operands its kernel "
+                "reads and writes and how many loop iterations one thread "
+                "runs (for the runtime's cost model)";
+  let description = [{
+    Runs in lpc-gpu-codegen after lpc-merge-gpu-modules, while the kernels
+    are memref-level gpu.funcs. Per launch:
+
+    - `lpc_access`: one string per kernel operand, "r", "w", "rw" or ""
+      (scalars, and memrefs the kernel never touches), from the memory
+      effects of the kernel's uses of the argument and of the views made of
+      it (a use of unknown effect counts as "rw");
+    - `lpc_serial_iters`: the loop iterations one thread runs in sequence:
+      an scf.for counts its static trip count times its body's (at least
+      1), loops in sequence add, an scf.if counts its longer branch; absent
+      when a bound is not constant or another kind of loop is present.
+
+    ```mlir
+    gpu.launch_func @k::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%x : memref<64xf32>, %m : memref<f32>)
+    // becomes
+    gpu.launch_func @k::@k ... args(...) {lpc_access = ["r", "w"],
+                                          lpc_serial_iters = 64 : i64}
+    ```
+
+    lib/Backend/GPUArtifact.cpp writes them as the launch's `access` and
+    `serial_iters` keys (docs/cuda-artifact.md).
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def LpcGPUSerialKernels
     : Pass<"lpc-gpu-serial-kernels", "::mlir::func::FuncOp"> {
   let summary = "Wraps the serial code of a bufferized function (loops "
