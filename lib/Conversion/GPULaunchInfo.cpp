@@ -5,7 +5,8 @@
 // of its memref operands it reads and which it writes, and how many loop
 // iterations one thread runs in sequence. Here the kernels are still
 // memref-level gpu.funcs, so both are facts of the IR (memory effects,
-// scf.for bounds) rather than a register analysis of the PTX. They go on
+// scf.for bounds) rather than a register analysis of the PTX. "Reads"
+// means reads what the operand held before the launch. They go on
 // each gpu.launch_func as discardable attributes, which the host function
 // keeps through the rest of lpc-gpu-codegen and lib/Backend/GPUArtifact.cpp
 // writes into the artifact ("access", "serial_iters").
@@ -63,6 +64,35 @@ unsigned accessOf(Value v) {
     }
   }
   return flags;
+}
+
+/// Whether `kernel` never reads what the 0-d memref `arg` held before the
+/// launch: its first access, in the entry block (or the then-block of an
+/// scf.if there, such as a one-thread kernel's guard), is a store. The
+/// serial kernels pass scalars between their statements through such
+/// scratch buffers; the data flow of the artifact must not see a read of
+/// an older value there. (Only 0-d: every access is the same element.)
+bool writtenFirst(Block &block, Value arg) {
+  for (Operation &op : block) {
+    bool touches = false;
+    op.walk([&](Operation *inner) {
+      touches = touches || llvm::is_contained(inner->getOperands(), arg);
+    });
+    if (!touches)
+      continue;
+    if (auto branch = dyn_cast<scf::IfOp>(op))
+      return branch.getElseRegion().empty() && !llvm::is_contained(op.getOperands(), arg) &&
+             writtenFirst(branch.getThenRegion().front(), arg);
+    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!iface || op.getNumRegions())
+      return false;
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffectsOnValue(arg, effects);
+    return !effects.empty() && llvm::all_of(effects, [](const auto &e) {
+      return isa<MemoryEffects::Write>(e.getEffect());
+    });
+  }
+  return false;
 }
 
 /// Loop iterations one thread runs in sequence in `region`: each scf.for
@@ -123,7 +153,11 @@ struct LpcGPULaunchInfoPass
       if (fresh) {
         SmallVector<Attribute> access;
         for (BlockArgument arg : kernel.getArguments()) {
-          unsigned flags = isa<MemRefType>(arg.getType()) ? accessOf(arg) : 0;
+          auto type = dyn_cast<MemRefType>(arg.getType());
+          unsigned flags = type ? accessOf(arg) : 0;
+          if (type && type.getRank() == 0 && (flags & kRead) &&
+              writtenFirst(kernel.getBody().front(), arg))
+            flags &= ~kRead;
           access.push_back(b.getStringAttr(
               std::string(flags & kRead ? "r" : "") + (flags & kWrite ? "w" : "")));
         }

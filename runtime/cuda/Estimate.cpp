@@ -161,6 +161,10 @@ private:
   std::map<std::pair<int, uint64_t>, Space> spaces_;
 };
 
+/// An op writing at most this much (or a sixteenth of what it reads) is
+/// bookkeeping or a reduction, not a model op (the FP8 machinery rule).
+constexpr double kSmallWriteBytes = 64 * 1024;
+
 double viewBytes(const View &v) { return double(std::max<int64_t>(0, v.numElements())) * v.elemBytes; }
 
 //===----------------------------------------------------------------------===//
@@ -419,33 +423,68 @@ FunctionEstimate estimateFunction(const ArtifactFunction &f, Scenario scenario) 
     est.ops.push_back(std::move(op));
   }
 
-  // FP8 machinery, backwards: an op is machinery when everything it writes
-  // is FP8 state or metrics, or is read later only by FP8 GEMMs (operands,
-  // scales) and other machinery. Values are (space, index); arguments are
-  // never written.
+  // FP8 machinery, backwards: an op is machinery when what it writes is
+  // FP8 state or metrics, or is read later only by FP8 GEMMs (operands,
+  // scales) and other machinery, or is never read (but not all of it).
+  // Values are (space, index). A write that
+  // covers its whole space and does not read it redefines the value: reads
+  // after it do not see earlier writes, and a result written again later
+  // does not leave the function from the earlier write (lpc writes a zero
+  // into the step slot to copy from, before the step's own update).
   if (est.accessKnown) {
-    struct Readers {
-      bool any = false, allFp8 = true;
+    struct Value {
+      bool read = false, allFp8 = true; // the readers since the last write seen
+      bool redefined = false;            // a later write covers it all
     };
-    std::map<std::pair<int, uint64_t>, Readers> readers;
+    std::map<std::pair<int, uint64_t>, Value> values;
     auto keyOf = [](const View *v) { return std::make_pair(int(v->space), v->index); };
+    auto spaceBytes = [&](const View *v) -> double {
+      if (const Slot *s = slotOf(f, *v))
+        return double(s->byteSize());
+      return v->index < f.buffers.size() ? double(f.buffers[v->index].bytes) : -1;
+    };
     for (size_t i = f.ops.size(); i-- > 0;) {
       OpCost &op = est.ops[i];
       const Access &acc = access[i];
-      bool machinery = !std::holds_alternative<GemmOp>(f.ops[i]) && !acc.writes.empty();
+      // At least one output goes to FP8 (a write nobody reads is neutral).
+      bool machinery = false, other = std::holds_alternative<GemmOp>(f.ops[i]);
       for (const View *w : acc.writes) {
         const Slot *s = slotOf(f, *w);
-        if (s && w->space == ViewSpace::Result && isFp8Slot(*s))
+        if (s && w->space == ViewSpace::Result && isFp8Slot(*s)) {
+          machinery = true;
           continue;
-        auto it = readers.find(keyOf(w));
-        if (it == readers.end() || !it->second.any || !it->second.allFp8)
-          machinery = false;
+        }
+        const Value &v = values[keyOf(w)];
+        bool escapes = w->space == ViewSpace::Result && !v.redefined;
+        if (escapes || (v.read && !v.allFp8))
+          other = true;
+        else if (v.read)
+          machinery = true;
       }
+      // ... and it is FP8's own kind of work: writing FP8 bytes or FP8
+      // state, or small results (scales, statistics, their stages), not a
+      // model op whose output only FP8 happens to consume (a layernorm
+      // before an FP8 GEMM).
+      bool writesByte = false, fp8State = false;
+      for (const View *w : acc.writes) {
+        const Slot *s = slotOf(f, *w);
+        writesByte = writesByte || w->elemBytes == 1;
+        fp8State = fp8State || (s && isFp8Slot(*s));
+      }
+      bool small = op.writeBytes <= kSmallWriteBytes || op.writeBytes * 16 <= op.readBytes;
+      machinery = machinery && !other && (writesByte || fp8State || small);
       op.fp8Machinery = machinery;
+      for (const View *w : acc.writes) {
+        bool alsoRead = std::any_of(acc.reads.begin(), acc.reads.end(), [&](const View *r) {
+          return keyOf(r) == keyOf(w);
+        });
+        if (!alsoRead && footprint(*w) >= spaceBytes(w))
+          values[keyOf(w)] = Value{false, true, true};
+      }
       for (const View *r : acc.reads) {
-        Readers &rd = readers[keyOf(r)];
-        rd.any = true;
-        rd.allFp8 = rd.allFp8 && (machinery || acc.fp8Use);
+        Value &v = values[keyOf(r)];
+        v.read = true;
+        v.allFp8 = v.allFp8 && (machinery || acc.fp8Use);
       }
     }
   }

@@ -1,4 +1,4 @@
-// RUN: lpc-opt %s --lpc-gpu-launch-info | FileCheck %s
+// RUN: lpc-opt %s -split-input-file --lpc-gpu-launch-info | FileCheck %s
 
 // Each launch gets what its kernel does to every operand (reads through a
 // loop, writes through a view, a scalar, an operand it never touches, a
@@ -73,6 +73,42 @@ module attributes {gpu.container_module} {
         args(%z : memref<?xf32>, %c4 : index)
     gpu.launch_func @kernels::@sum blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
         args(%x : memref<64xf32>, %m : memref<1xf32>, %s : f32, %u : memref<4xf32>)
+    return
+  }
+}
+
+// -----
+
+// A 0-d scratch stored before it is read (also under a one-thread guard)
+// is only written: the kernel never sees what it held before. An
+// accumulator read first stays "rw".
+
+// CHECK-LABEL: func.func @scalars(
+// CHECK: gpu.launch_func @k2::@scratch {{.*}} {lpc_access = ["w", "rw", "w"], lpc_serial_iters = 0 : i64}
+module attributes {gpu.container_module} {
+  gpu.module @k2 {
+    gpu.func @scratch(%s: memref<f32>, %acc: memref<f32>, %g: memref<f32>) kernel {
+      %c0 = arith.constant 0 : index
+      %one = arith.constant 1.0 : f32
+      memref.store %one, %s[] : memref<f32>
+      %v = memref.load %s[] : memref<f32>
+      %a = memref.load %acc[] : memref<f32>
+      %sum = arith.addf %a, %v : f32
+      memref.store %sum, %acc[] : memref<f32>
+      %tid = gpu.thread_id x
+      %first = arith.cmpi eq, %tid, %c0 : index
+      scf.if %first {
+        memref.store %sum, %g[] : memref<f32>
+        %w = memref.load %g[] : memref<f32>
+        memref.store %w, %acc[] : memref<f32>
+      }
+      gpu.return
+    }
+  }
+  func.func @scalars(%s: memref<f32>, %acc: memref<f32>, %g: memref<f32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @k2::@scratch blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%s : memref<f32>, %acc : memref<f32>, %g : memref<f32>)
     return
   }
 }

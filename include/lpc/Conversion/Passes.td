@@ -417,7 +417,10 @@ def LpcGPULaunchInfo : Pass<"lpc-gpu-launch-info", "::mlir::ModuleOp"> {
     - `lpc_access`: one string per kernel operand, "r", "w", "rw" or ""
       (scalars, and memrefs the kernel never touches), from the memory
       effects of the kernel's uses of the argument and of the views made of
-      it (a use of unknown effect counts as "rw");
+      it (a use of unknown effect counts as "rw"). "r" means the kernel
+      reads what the operand held before the launch: a 0-d memref whose
+      first access is a store (a scalar passed between the statements of a
+      one-thread kernel) is "w" even if the kernel reads it back;
     - `lpc_serial_iters`: the loop iterations one thread runs in sequence:
       an scf.for counts its static trip count times its body's (at least
       1), loops in sequence add, an scf.if counts its longer branch; absent
