@@ -64,7 +64,8 @@ const char kUsage[] =
     "--estimate: the modelled cost of FILE's train step on an H200 (a model, not a\n"
     "  measurement; no GPU needed): step time, per-class totals, GEMMs by shape and\n"
     "  precision, the N most expensive ops (default 10), FP8 machinery; --against:\n"
-    "  the ratio of the two steps per scenario (FILE / FILE2). docs/cost-model.md\n"
+    "  the ratio of the two steps per scenario (FILE / FILE2). Default scenario all;\n"
+    "  the model: docs/cost-model.md\n"
     "bench precisions: bf16 f16 tf32 f32 fp8 fp8-fast fp8-e5m2 "
     "(default bf16,fp8-fast,fp8)\n"
     "exit: 0 ok, 1 failed, 2 no NVIDIA driver or GPU, 64 usage\n";
