@@ -52,9 +52,75 @@ def fail(msg):
 # Loading the user's model
 # ---------------------------------------------------------------------------
 
-def load_factory(spec):
+DTYPES = {"float32": "float32", "float": "float32", "int64": "int64", "long": "int64",
+          "int32": "int32", "bfloat16": "bfloat16", "float16": "float16"}
+
+
+def read_config(path):
+    """A JSON or YAML file (by extension) holding an object."""
+    try:
+        text = open(path).read()
+    except OSError as e:
+        fail(f"{path}: {e.strerror}")
+    try:
+        if path.endswith((".yaml", ".yml")):
+            import yaml
+            cfg = yaml.safe_load(text)
+        else:
+            cfg = json.loads(text)
+    except Exception as e:
+        fail(f"{path}: not valid {'YAML' if path.endswith(('.yaml', '.yml')) else 'JSON'}: {e}")
+    if not isinstance(cfg, dict):
+        fail(f"{path}: expected an object with 'inputs' (and 'args' / 'kwargs')")
+    return path, cfg
+
+
+def build_from_config(path, cls_name, cls, config):
+    """module = Class(*args, **kwargs); example inputs from their shapes:
+    {"args": [...], "kwargs": {...}, "seed": 0,
+     "inputs": {"idx": {"shape": [8, 64], "dtype": "int64", "high": 256},
+                "x": {"shape": [8, 20]}}}  (float inputs ~ N(0, 1); integer
+    inputs uniform in [low, high)). Inputs are passed by keyword, in order."""
+    import torch
+    cpath, cfg = config
+    unknown = set(cfg) - {"args", "kwargs", "inputs", "seed"}
+    if unknown:
+        fail(f"{cpath}: unknown key(s) {', '.join(sorted(unknown))} (expected args, kwargs, inputs, seed)")
+    args, kwargs = cfg.get("args", []), cfg.get("kwargs", {})
+    if not isinstance(args, list) or not isinstance(kwargs, dict):
+        fail(f"{cpath}: 'args' must be a list and 'kwargs' an object")
+    inputs = cfg.get("inputs")
+    if not isinstance(inputs, dict) or not inputs:
+        fail(f"{cpath}: 'inputs' must be an object: name -> {{shape, dtype, high}}")
+    torch.manual_seed(int(cfg.get("seed", 0)))
+    try:
+        module = cls(*args, **kwargs)
+    except Exception as e:
+        fail(f"{path}:{cls_name}(*args, **kwargs) with {cpath}: {type(e).__name__}: {e}")
+    example = {}
+    for name, spec in inputs.items():
+        where = f"{cpath}: inputs.{name}"
+        if not isinstance(spec, dict) or "shape" not in spec:
+            fail(f"{where}: expected {{\"shape\": [...], \"dtype\": ..., \"high\": ...}}")
+        shape = spec["shape"]
+        if not isinstance(shape, list) or not shape or not all(isinstance(d, int) and d > 0 for d in shape):
+            fail(f"{where}: 'shape' must be a list of positive integers (the batch first)")
+        dt = DTYPES.get(str(spec.get("dtype", "float32")))
+        if dt is None:
+            fail(f"{where}: dtype '{spec.get('dtype')}' (expected one of {', '.join(sorted(DTYPES))})")
+        dtype = getattr(torch, dt)
+        if dtype in (torch.int64, torch.int32):
+            if "high" not in spec:
+                fail(f"{where}: an integer input needs 'high' (ids are drawn from [low, high))")
+            example[name] = torch.randint(int(spec.get("low", 0)), int(spec["high"]), shape, dtype=dtype)
+        else:
+            example[name] = torch.randn(shape).to(dtype)
+    return module, example
+
+
+def load_factory(spec, config=None):
     if ":" not in spec:
-        fail(f"'{spec}': expected FILE.py:FUNCTION")
+        fail(f"'{spec}': expected FILE.py:FUNCTION or FILE.py:Class")
     path, func = spec.rsplit(":", 1)
     if not os.path.isfile(path):
         fail(f"{path}: no such file")
@@ -68,15 +134,24 @@ def load_factory(spec):
         fail(f"{path}: running the file failed: {type(e).__name__}: {e}")
     if not hasattr(mod, func):
         names = [n for n in dir(mod) if callable(getattr(mod, n)) and not n.startswith("_")]
-        fail(f"{path}: no function '{func}' (callables there: {', '.join(names) or 'none'})")
-    try:
-        result = getattr(mod, func)()
-    except Exception as e:
-        fail(f"{path}:{func}(): {type(e).__name__}: {e}")
+        fail(f"{path}: no function or class '{func}' (callables there: {', '.join(names) or 'none'})")
+    import torch
+    obj = getattr(mod, func)
+    if isinstance(obj, type) and issubclass(obj, torch.nn.Module):
+        if config is None:
+            fail(f"{path}:{func} is an nn.Module class: give its constructor arguments and "
+                 "input shapes with --config=FILE.json|.yaml")
+        result = build_from_config(path, func, obj, config)
+    else:
+        if config is not None:
+            fail(f"--config goes with FILE.py:Class; {path}:{func} is not an nn.Module class")
+        try:
+            result = obj()
+        except Exception as e:
+            fail(f"{path}:{func}(): {type(e).__name__}: {e}")
     if not (isinstance(result, (tuple, list)) and len(result) == 2):
         fail(f"{path}:{func}() must return (module, example_inputs), got {type(result).__name__}")
     module, inputs = result
-    import torch
     if not isinstance(module, torch.nn.Module):
         fail(f"{path}:{func}() returned an object of type {type(module).__name__} as the module, not a torch.nn.Module")
     if isinstance(inputs, dict):
@@ -1153,7 +1228,11 @@ def main(argv=None):
         prog="lpc-import",
         description="Export a PyTorch nn.Module with torch.export and write it as an lpc model "
                     "(.mlir) and its state_dict (safetensors).")
-    p.add_argument("model", help="FILE.py:FUNCTION; FUNCTION() returns (module, example_inputs)")
+    p.add_argument("model", help="FILE.py:FUNCTION, where FUNCTION() returns (module, example_inputs), "
+                                 "or FILE.py:Class with --config")
+    p.add_argument("--config", help="with FILE.py:Class: JSON or YAML of the constructor's args/kwargs and the "
+                                    "inputs' shapes, e.g. {\"kwargs\": {\"d\": 64}, \"inputs\": {\"idx\": "
+                                    "{\"shape\": [8, 64], \"dtype\": \"int64\", \"high\": 256}}}")
     p.add_argument("-o", "--output", required=True, help="the lpc model to write (.mlir)")
     p.add_argument("--weights", help="write the module's state_dict here (safetensors), for lpc-run --init")
     p.add_argument("--loss", default="module",
@@ -1167,7 +1246,8 @@ def main(argv=None):
         if not a.name.replace("_", "").isalnum():
             fail(f"--name='{a.name}': use letters, digits and '_'")
         import torch
-        path, module, args, kwargs = load_factory(a.model)
+        config = read_config(a.config) if a.config else None
+        path, module, args, kwargs = load_factory(a.model, config)
         try:
             ep = torch.export.export(module, args, kwargs)
         except Exception as e:
