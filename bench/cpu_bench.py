@@ -12,6 +12,9 @@ Models (both emitted by lpc-model, same shapes on the PyTorch side):
   gpt: lpc-model gpt --layers=1 --d-model=512 --heads=8 --seq=128 --batch=16 --mlp-ratio=4
        --vocab=256   (ONE transformer block, but the step also includes the token + position
        embedding, the final LayerNorm, the tied LM head (512 -> 256) and the loss)
+  gpt2: Hugging Face GPT2LMHeadModel at GPT-2 small (12 layers, d_model 768, 12 heads,
+       vocab 50257, seq 128, batch 8; random weights, no dropout) brought in by lpc-import
+       (not in the default --models: it needs transformers, and a step takes seconds)
 Optimizer: AdamW lr 1e-3 on both sides. Inputs are random (timing only).
 
 Per (model, policy) and per repetition, lpc-jit runs once (a fresh process: compile, then
@@ -53,9 +56,15 @@ TORCH_VARIANT = {"no": "fp32", "bf16": "bf16-autocast", "fp16": "fp32", "fp8": "
 
 MLP = dict(input=784, hidden=[1024, 1024], classes=10, batch=256)
 GPT = dict(d=512, heads=8, seq=128, batch=16, mlp_ratio=4, vocab=256)
+GPT2 = dict(layers=12, d=768, heads=12, seq=128, batch=8, vocab=50257)
 
 
 def gemm_flops(model):
+    if model == "gpt2":
+        L, d, h, s, b, v = (GPT2[k] for k in ("layers", "d", "heads", "seq", "batch", "vocab"))
+        params = L * 12 * d * d + v * d  # c_attn, c_proj, c_fc, mlp c_proj per layer; lm_head
+        tokens = b * s
+        return 6 * params * tokens + L * 2 * 2 * 3 * b * h * s * s * (d // h), b
     if model == "mlp":
         dims = [MLP["input"]] + MLP["hidden"] + [MLP["classes"]]
         params = sum(a * b for a, b in zip(dims, dims[1:]))
@@ -77,6 +86,31 @@ def gen_models(outdir):
                     f"--seq={GPT['seq']}", f"--batch={GPT['batch']}", f"--mlp-ratio={GPT['mlp_ratio']}",
                     f"--vocab={GPT['vocab']}", "-o", paths["gpt"]], check=True)
     return paths
+
+
+def gpt2_config():
+    from transformers import GPT2Config
+    return GPT2Config(vocab_size=GPT2["vocab"], n_positions=GPT2["seq"], n_embd=GPT2["d"],
+                      n_layer=GPT2["layers"], n_head=GPT2["heads"], resid_pdrop=0.0, embd_pdrop=0.0,
+                      attn_pdrop=0.0, use_cache=False, attn_implementation="sdpa")
+
+
+def gen_gpt2(outdir):
+    """The imported GPT-2 small: lpc-import of a factory written here."""
+    factory = os.path.join(outdir, "gpt2_small.py")
+    with open(factory, "w") as f:
+        f.write("import sys\nsys.path.insert(0, %r)\nimport cpu_bench, torch\n"
+                "from transformers import GPT2LMHeadModel\n"
+                "def make():\n    torch.manual_seed(0)\n    m = GPT2LMHeadModel(cpu_bench.gpt2_config())\n"
+                "    ids = torch.randint(0, %d, (%d, %d))\n"
+                "    return m, {'input_ids': ids, 'labels': ids.clone()}\n"
+                % (os.path.dirname(os.path.abspath(__file__)), GPT2["vocab"], GPT2["batch"], GPT2["seq"]))
+    sys.path.insert(0, os.path.join(ROOT, "tools", "lpc-import"))
+    import lpc_import
+    out = os.path.join(outdir, "gpt2.mlir")
+    if lpc_import.main([factory + ":make", "-o", out]) != 0:
+        raise RuntimeError("lpc-import of GPT-2 small failed")
+    return out
 
 
 STEP_RE = re.compile(r"^step (\d+): loss ([-+0-9.eEnaif]+), ([0-9.eE+-]+) s")
@@ -166,9 +200,12 @@ def torch_inputs(model):
     if model == "mlp":
         return (torch.randn(MLP["batch"], MLP["input"], generator=g),
                 torch.randint(0, MLP["classes"], (MLP["batch"],), generator=g))
-    shape = (GPT["batch"], GPT["seq"])
-    return (torch.randint(0, GPT["vocab"], shape, generator=g),
-            torch.randint(0, GPT["vocab"], shape, generator=g))
+    cfg = GPT2 if model == "gpt2" else GPT
+    shape = (cfg["batch"], cfg["seq"])
+    ids = torch.randint(0, cfg["vocab"], shape, generator=g)
+    if model == "gpt2":  # a language model's labels are its inputs (it shifts them)
+        return ids, ids.clone()
+    return ids, torch.randint(0, cfg["vocab"], shape, generator=g)
 
 
 def make_adamw(params):
@@ -180,8 +217,15 @@ def make_adamw(params):
 
 def run_torch(model, variant, warmup, steps, compiled=False):
     torch.manual_seed(0)
-    net = TorchMLP() if model == "mlp" else TorchGPT()
-    opt = make_adamw(net.parameters())
+    if model == "gpt2":
+        from transformers import GPT2LMHeadModel
+        hf = GPT2LMHeadModel(gpt2_config())
+        net = lambda ids, labels: hf(input_ids=ids, labels=labels).loss  # noqa: E731
+        params = hf.parameters()
+    else:
+        net = TorchMLP() if model == "mlp" else TorchGPT()
+        params = net.parameters()
+    opt = make_adamw(params)
     x, y = torch_inputs(model)
     fwd = torch.compile(net) if compiled else net
 
@@ -279,7 +323,7 @@ def main():
     if not compile_ok:
         print("  torch.compile: not available in this torch version (added in 2.0): skipped")
     print("FLOPs/step = 6 * params_in_GEMM_weights * tokens + 2*2*3*B*H*S^2*Dh (attention; gpt only)")
-    for m in ("mlp", "gpt"):
+    for m in args.models.split(","):
         fl, _ = gemm_flops(m)
         print(f"  {m}: {fl / 1e9:.3f} GFLOP per train step")
     print("gpt = 1 block + embeddings + final LN + tied LM head (vocab 256) + loss, batch 16 x seq 128")
@@ -287,6 +331,8 @@ def main():
 
     paths = gen_models(args.workdir)
     models = args.models.split(",")
+    if "gpt2" in models:
+        paths["gpt2"] = gen_gpt2(args.workdir)
     policies = args.policies.split(",")
     lpc_t = {(m, p): [] for m in models for p in policies}
     lpc_run_med = {(m, p): [] for m in models for p in policies}

@@ -516,6 +516,7 @@ class Importer:
         user_names = _user_input_names(ep)
         ui = 0
         graph = ep.graph_module.graph
+        gelus, interior = find_gelu_tanh(graph)
         for node in graph.nodes:
             self.e.cur_loc = self.e.loc_of(node)
             if node.op == "placeholder":
@@ -553,6 +554,13 @@ class Importer:
                 else:
                     fail(f"unsupported graph input kind {spec.kind} ({node.name})")
             elif node.op == "call_function":
+                if node in interior:
+                    continue  # part of a GELU written out (find_gelu_tanh)
+                if node in gelus:
+                    x = self.value(gelus[node])
+                    self.env[node.name] = self.unary(
+                        "gelu", x, " {approximation = #lpc.gelu_approximation<tanh>}")
+                    continue
                 self.env[node.name] = self.call(node)
             elif node.op == "output":
                 outs = node.args[0]
@@ -695,6 +703,68 @@ class Importer:
         return (f"// Imported by lpc-import from {os.path.basename(self.source_file)}\n"
                 f"module {{\n  func.func @{self.name}() -> tensor<f32> {{\n{body}\n"
                 f"    return {self.mat(loss)} : tensor<f32>\n  }}\n}}\n#loc = loc(unknown)\n{locs}\n")
+
+
+def find_gelu_tanh(graph):
+    """GELU's tanh form written out as Hugging Face's NewGELUActivation (and
+    nanoGPT's) do: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))).
+    Returns {final mul node: x} and the interior nodes that only the pattern
+    uses, so that the importer writes one lpc.gelu (one kernel forward and
+    backward, and no fp32-only pow in a bf16 graph) instead of eight ops."""
+    import torch
+
+    def name(n):
+        return _op_name(n.target) if isinstance(n, torch.fx.Node) and n.op == "call_function" else ""
+
+    def scalar_factor(n, op):
+        """n = op(t, c) or op(c, t) with a number c: (t, c), else None."""
+        if not name(n).startswith(f"aten.{op}."):
+            return None
+        a, b = n.args[0], n.args[1]
+        if isinstance(b, (int, float)) and isinstance(a, torch.fx.Node):
+            return a, float(b)
+        if isinstance(a, (int, float)) and isinstance(b, torch.fx.Node):
+            return b, float(a)
+        return None
+
+    def close(a, b):
+        return abs(a - b) <= 1e-6 * max(1.0, abs(b))
+
+    gelus, interior = {}, set()
+    for n in graph.nodes:
+        if name(n) != "aten.mul.Tensor" or not all(isinstance(a, torch.fx.Node) for a in n.args[:2]):
+            continue
+        for half, rest in ((n.args[0], n.args[1]), (n.args[1], n.args[0])):
+            h = scalar_factor(half, "mul")
+            one = scalar_factor(rest, "add")
+            if not h or not close(h[1], 0.5) or not one or not close(one[1], 1.0):
+                continue
+            x, t = h[0], one[0]
+            if name(t) != "aten.tanh.default":
+                continue
+            c = scalar_factor(t.args[0], "mul")
+            if not c or not close(c[1], math.sqrt(2.0 / math.pi)) or name(c[0]) != "aten.add.Tensor":
+                continue
+            add = c[0]
+            if len(add.args) > 2 or add.kwargs.get("alpha", 1) != 1:
+                continue
+            for xa, cube in ((add.args[0], add.args[1]), (add.args[1], add.args[0])):
+                k = scalar_factor(cube, "mul") if isinstance(cube, torch.fx.Node) else None
+                if not k or xa is not x or not close(k[1], 0.044715):
+                    continue
+                pw = k[0]
+                if name(pw) != "aten.pow.Tensor_Scalar" or pw.args[0] is not x or float(pw.args[1]) != 3.0:
+                    continue
+                inner = [half, rest, t, t.args[0], add, cube, pw]
+                # Only when nothing outside the pattern reads its pieces.
+                inside = set(inner) | {n}
+                if all(all(u in inside for u in m.users) for m in inner):
+                    gelus[n] = x
+                    interior.update(inner)
+                break
+            if n in gelus:
+                break
+    return gelus, interior
 
 
 # Side-effect-only ops: never "computed" at import time.
@@ -1202,6 +1272,10 @@ def write_weights(module, path):
 def write_atomic(path, data):
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".lpc-import-")
+    # mkstemp makes the file private; the result gets the usual mode.
+    umask = os.umask(0)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)
     with os.fdopen(fd, "wb") as f:
         f.write(data if isinstance(data, bytes) else data.encode())
     return tmp
