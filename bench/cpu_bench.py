@@ -2,7 +2,7 @@
 """CPU train-step benchmark: lpc-jit (each precision policy) vs. PyTorch, same run.
 
 Run from the repository root: `scripts/lpc bench [ARGS]` builds lpc and runs this script with
-PyPI's PyTorch (in .venv-bench). By hand, with any Python that has torch:
+PyPI's PyTorch (in .venv-torch). By hand, with any Python that has torch:
 
     python bench/cpu_bench.py            # 2 full runs, 3 warm-up + 10 timed steps
     python bench/cpu_bench.py --reps=3 --steps=20 --models=gpt
