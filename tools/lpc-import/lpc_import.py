@@ -1219,8 +1219,6 @@ def _cross_entropy(I, node, logits, target, weight=None, reduction=1, ignore_ind
         perm = [0] + list(range(2, len(logits.shape))) + [1]
         logits = I.transpose(logits, perm)
     logits = I.cast(logits, "f32")
-    if getattr(target, "role", None) == "tokens" and target.ssa is not None:
-        pass
     red = "" if reduction == 1 else ", reduction = #lpc.reduction<sum>"
     attrs = f" {{ignore_index = {int(ignore_index)} : i64{red}}}"
     return I.e.op(f"lpc.softmax_cross_entropy {I.mat(logits)}, {I.mat(target)}{attrs} : "
