@@ -294,12 +294,7 @@ Expected<ClassificationDataset> makeSyntheticClassification(const SyntheticOptio
 //===----------------------------------------------------------------------===//
 
 uint64_t CharCorpus::fingerprint() const {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (uint8_t b : bytes) {
-    h ^= b;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
+  return detail::fnv1a(detail::kFnv1aOffset, bytes.data(), bytes.size());
 }
 
 Expected<CharCorpus> loadCharCorpus(const std::string &path) {
@@ -375,11 +370,7 @@ std::pair<Tensor, Tensor> CorpusSampler::next() {
   return {std::move(tokens), std::move(targets)};
 }
 
-static std::string hex64(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
+using detail::hex64;
 
 std::string CorpusSampler::position() const {
   return "corpus-v1;bytes=" + std::to_string(corpus_->bytes.size()) + ";fnv1a=" +

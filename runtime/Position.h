@@ -6,6 +6,8 @@
 #include "lpc/Runtime/Error.h"
 #include "lpc/Runtime/Json.h"
 
+#include <cstdint>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <string>
@@ -13,6 +15,22 @@
 namespace lpc {
 namespace rt {
 namespace detail {
+
+/// 16 lower-case hex digits (positions record fingerprints this way).
+inline std::string hex64(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+inline constexpr uint64_t kFnv1aOffset = 0xcbf29ce484222325ULL;
+
+/// FNV-1a 64 of `n` bytes, continuing from `h` (start: kFnv1aOffset).
+inline uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
+}
 
 /// Parses "tag;k1=v1;k2=v2" into {k1: v1, ...}; the tag must match, keys
 /// must be unique and exactly `keys` (comma-separated list in the message).

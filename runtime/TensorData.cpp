@@ -5,8 +5,6 @@
 #include "Position.h"
 #include "lpc/Runtime/HostFloat.h"
 
-#include <cinttypes>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -15,17 +13,8 @@ namespace rt {
 
 namespace {
 
-std::string hex64(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
-  return buf;
-}
-
-uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t n) {
-  for (size_t i = 0; i < n; ++i)
-    h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
-}
+using detail::fnv1a;
+using detail::hex64;
 
 bool isFloat(DType t) {
   return t == DType::F32 || t == DType::F16 || t == DType::BF16;
@@ -146,7 +135,7 @@ Expected<TensorDataset> loadTensorDataset(const std::string &path,
   if (!problems.empty())
     return Error::make(listProblems(path, problems));
   ds.numExamples = n;
-  uint64_t h = 0xcbf29ce484222325ull;
+  uint64_t h = detail::kFnv1aOffset;
   for (const auto &[name, t] : ds.columns) {
     h = fnv1a(h, reinterpret_cast<const uint8_t *>(name.data()), name.size());
     h = fnv1a(h, t.bytes.data(), t.bytes.size());

@@ -503,7 +503,7 @@ class Importer:
 
     # -- the walk ------------------------------------------------------------
 
-    def run(self, loss_spec, args, kwargs):
+    def run(self, loss_spec):
         import torch
         from torch.export.graph_signature import InputKind
         ep = self.ep
@@ -566,7 +566,8 @@ class Importer:
                 outs = node.args[0]
                 self.outputs = [self.env.get(o.name) if hasattr(o, "name") else o for o in outs]
             elif node.op == "get_attr":
-                self.env[node.name] = V((), "f32", const=getattr(ep.graph_module, node.target))
+                # A constant the graph module holds (a lifted tensor).
+                self.env[node.name] = _wrap(getattr(ep.graph_module, node.target))
         return self.finish(loss_spec)
 
     # Inputs are emitted on first use, with the role their use implies.
@@ -1329,7 +1330,7 @@ def main(argv=None):
         first = {}
         for n, prm in module.named_parameters(remove_duplicate=False):
             imp.canonical[n] = first.setdefault(id(prm), n)
-        text = imp.run(loss, args, kwargs)
+        text = imp.run(loss)
         tmps.append((write_atomic(a.output, text), a.output))
         if a.weights:
             tmps.append((write_atomic(a.weights, write_weights(module, a.weights)), a.weights))
