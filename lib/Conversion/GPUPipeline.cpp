@@ -14,7 +14,9 @@
 // --gpu-loop-passes to check it against the reference): reductions are
 // two-level (lpc-split-reductions: partials in parallel, then a small
 // combine; rows split so that a warp reads a row's neighbouring elements),
-// parallel dimensions go first (lpc-parallel-dims-outer), the embedding
+// parallel dimensions go first (lpc-parallel-dims-outer), transposes of
+// the last two dimensions (the FP8 GEMMs' TN copies) move a tile of 16
+// rows of 16 bytes per thread (lpc-tile-transposes), the embedding
 // gradient's columns run in parallel (lpc-parallel-scatter), accumulators
 // stay in registers (lpc-promote-accumulators), every parallel loop is
 // collapsed to one dimension (lpc-collapse-parallel-loops: full blocks of
@@ -49,7 +51,8 @@ struct GPUCodegenOptions : public PassPipelineOptions<GPUCodegenOptions> {
 std::string mlir::lpc::gpuLoopPassesPipeline(llvm::StringRef splitOptions,
                                              llvm::StringRef scatterOptions) {
   return "func.func(lpc-split-reductions{" + splitOptions.str() +
-         "},lpc-parallel-dims-outer,convert-linalg-to-parallel-loops,"
+         "},lpc-parallel-dims-outer,lpc-tile-transposes,"
+         "convert-linalg-to-parallel-loops,"
          "lpc-parallel-scatter{" + scatterOptions.str() + "},"
          "lpc-promote-accumulators,lpc-widen-parallel-loops,"
          "lpc-collapse-parallel-loops,lpc-gpu-serial-kernels)";

@@ -53,8 +53,9 @@ std::string lpcToBuffersPipeline(bool fp8HardwareCvt = false,
 void registerCPUCodegenPipeline();
 /// The GPU pipeline's loop stage, as pipeline text: two-level reductions
 /// (lpc-split-reductions{splitOptions}), parallel dimensions first,
-/// parallel loops, the embedding gradient's columns and token chunks in
-/// parallel (lpc-parallel-scatter{scatterOptions}),
+/// transposes of the last two dimensions as tiles of 16-byte rows
+/// (lpc-tile-transposes), parallel loops, the embedding gradient's columns
+/// and token chunks in parallel (lpc-parallel-scatter{scatterOptions}),
 /// accumulators in registers, elementwise loops taking 16 bytes of their
 /// narrowest type per iteration (lpc-widen-parallel-loops), parallel loops
 /// collapsed to one dimension, the serial rest as one-iteration loops

@@ -360,6 +360,44 @@ def LpcWidenParallelLoops : Pass<"lpc-widen-parallel-loops"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def LpcTileTransposes : Pass<"lpc-tile-transposes"> {
+  let summary = "Turns bufferized transposes of the last two dimensions into "
+                "an scf.parallel over tiles that loads and stores rows of "
+                "`bytes` bytes (GPU: coalesced 16-byte accesses)";
+  let description = [{
+    A `linalg.transpose` on memrefs that swaps the last two dimensions (the
+    leading ones, if any, in place), with static shapes, contiguous
+    (identity-layout) input and output, distinct buffers, and an int or
+    float element of E = 1, 2, 4, ... bytes (E < `bytes`), becomes an
+    `scf.parallel` over (leading dimensions..., row tiles, column tiles),
+    from 0 by 1, the column tiles innermost. Each iteration moves one
+    T x T tile, T = `bytes` / E (16 x 16 for FP8 with the default 16):
+    first T rows of T consecutive elements are loaded (scalar
+    `memref.load`s, row by row), then T rows of T consecutive elements
+    stored (scalar `memref.store`s, destination row by destination row),
+    all indices explicit `arith` arithmetic. Neighbouring iterations read
+    neighbouring tiles of the same source rows, so once the loop is
+    collapsed onto GPU threads a warp reads whole rows, and LLVM's
+    load/store vectorizer (NVPTX's O3 pipeline) merges each row's T scalar
+    accesses into one `bytes`-byte access, given the 16-byte alignment of
+    kernel pointers (lpc-align-kernel-args) and tiles at multiples of T.
+
+    A transpose whose last two dimensions are not both multiples of T is
+    left alone (still correct: linalg lowers it element by element), as is
+    any other permutation. Loading a tile before storing it relies on the
+    input and output not overlapping, as the element-wise lowering's
+    parallel loop does.
+  }];
+  let options = [
+    Option<"bytes", "bytes", "int64_t", "16",
+           "bytes each iteration loads per source row and stores per "
+           "destination row (a power of two, at least 2)">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def LpcCollapseParallelLoops : Pass<"lpc-collapse-parallel-loops"> {
   let summary = "Collapses each outermost multi-dimensional scf.parallel "
                 "into one dimension (for the GPU's thread mapping)";
