@@ -227,8 +227,64 @@ OpFoldResult QuantizeOp::fold(FoldAdaptor) {
   return getResult();
 }
 
-/// amax(cast(x)) = amax(x) when the cast is exact.
+namespace {
+/// quantize(reshape(x), s) -> reshape(quantize(x, s)): the same elements
+/// quantized the same way. The weight-gradient GEMMs read the forward's
+/// activations reshaped ([B, S, D] -> [B*S, D]) and quantized with the
+/// forward's scale; next to x, CSE keeps one FP8 copy for both GEMMs (one
+/// cast pass and one buffer fewer; FP8 is the narrowest copy to keep).
+struct QuantizeOfReshape : OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto reshape = op.getInput().getDefiningOp<ReshapeOp>();
+    if (!reshape)
+      return failure();
+    Value x = reshape.getInput();
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto early = QuantizeOp::create(
+        rewriter, op.getLoc(), xType.clone(op.getType().getElementType()), x,
+        op.getScale());
+    early->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    auto moved = ReshapeOp::create(rewriter, reshape.getLoc(), op.getType(),
+                                   early.getResult());
+    rewriter.replaceOp(op, moved.getResult());
+    return success();
+  }
+};
+
+/// fp8_stats(reshape(x), s) = fp8_stats(x, s): fractions over all elements.
+struct FP8StatsOfReshape : OpRewritePattern<FP8StatsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FP8StatsOp op,
+                                PatternRewriter &rewriter) const override {
+    auto reshape = op.getInput().getDefiningOp<ReshapeOp>();
+    if (!reshape)
+      return failure();
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getInputMutable().assign(reshape.getInput()); });
+    return success();
+  }
+};
+} // namespace
+
+void QuantizeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                             MLIRContext *context) {
+  results.add<QuantizeOfReshape>(context);
+}
+
+void FP8StatsOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                             MLIRContext *context) {
+  results.add<FP8StatsOfReshape>(context);
+}
+
+/// amax(cast(x)) = amax(x) when the cast is exact; amax(reshape(x)) =
+/// amax(x).
 OpFoldResult AmaxOp::fold(FoldAdaptor) {
+  if (auto reshape = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(reshape.getInput());
+    return getResult();
+  }
   auto inner = getInput().getDefiningOp<CastOp>();
   if (!inner || !isExactWidening(inner.getInput().getType().getElementType(),
                                  inner.getType().getElementType()))

@@ -603,3 +603,23 @@ func.func @widening_cast_of_reshape(%x: tensor<2x3x4xbf16>) -> tensor<6x4xf32> {
   %1 = lpc.cast %0 : tensor<6x4xbf16> to tensor<6x4xf32>
   return %1 : tensor<6x4xf32>
 }
+
+// -----
+
+// quantize(reshape(x), s) quantizes x itself, then reshapes the FP8 copy:
+// with the forward's quantize of x (same scale) CSE keeps one FP8 copy for
+// the fprop and the weight-gradient GEMMs. amax and fp8_stats are over all
+// elements: they read x directly.
+// CHECK-LABEL: func.func @fp8_of_reshape(
+// CHECK-DAG: %[[Q:.*]] = lpc.quantize %arg0, %arg1 : tensor<2x8x4xf32> to tensor<2x8x4xf8E4M3FN>
+// CHECK-DAG: %[[R:.*]] = lpc.reshape %[[Q]] : tensor<2x8x4xf8E4M3FN> -> tensor<16x4xf8E4M3FN>
+// CHECK-DAG: %[[A:.*]] = lpc.amax %arg0 : tensor<2x8x4xf32>
+// CHECK-DAG: %{{.*}}, %{{.*}} = lpc.fp8_stats %arg0, %arg1 {format = #lpc.precision<fp8_e4m3>} : tensor<2x8x4xf32>
+// CHECK: return %[[R]], %[[A]]
+func.func @fp8_of_reshape(%x: tensor<2x8x4xf32>, %s: tensor<f32>) -> (tensor<16x4xf8E4M3FN>, tensor<f32>, tensor<f32>, tensor<f32>) {
+  %r = lpc.reshape %x : tensor<2x8x4xf32> -> tensor<16x4xf32>
+  %q = lpc.quantize %r, %s : tensor<16x4xf32> to tensor<16x4xf8E4M3FN>
+  %a = lpc.amax %r : tensor<16x4xf32>
+  %sat, %und = lpc.fp8_stats %r, %s {format = #lpc.precision<fp8_e4m3>} : tensor<16x4xf32>
+  return %q, %a, %sat, %und : tensor<16x4xf8E4M3FN>, tensor<f32>, tensor<f32>, tensor<f32>
+}

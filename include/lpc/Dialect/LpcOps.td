@@ -671,6 +671,7 @@ def Lpc_QuantizeOp : Lpc_Op<"quantize", [Pure, FixedPrecision]> {
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Lpc_DequantizeOp : Lpc_Op<"dequantize", [Pure, FixedPrecision]> {
@@ -708,6 +709,7 @@ def Lpc_FP8StatsOp : Lpc_Op<"fp8_stats", [Pure, FixedPrecision]> {
     $input `,` $scale attr-dict `:` type($input)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Lpc_ScaledMatmulOp : Lpc_Op<"scaled_matmul", [Pure, FixedPrecision]> {
