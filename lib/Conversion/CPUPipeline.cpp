@@ -14,11 +14,14 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstring>
+
 using namespace mlir;
 
 // Shared with the GPU pipeline (GPUPipeline.cpp).
 static const char *kToBuffers =
     "canonicalize,cse,lpc-fuse-elementwise,canonicalize,cse,"
+    "lpc-fuse-sibling-reductions,cse,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"
@@ -26,8 +29,13 @@ static const char *kToBuffers =
 
 std::string mlir::lpc::lpcToBuffersPipeline(bool fp8HardwareCvt,
                                             bool fp8Gemm,
-                                            int64_t parallelColumnsMinWork) {
+                                            int64_t parallelColumnsMinWork,
+                                            bool gpuLoops) {
   std::string toBuffers = kToBuffers;
+  if (gpuLoops)
+    toBuffers.replace(toBuffers.find("lpc-fuse-sibling-reductions"),
+                      strlen("lpc-fuse-sibling-reductions"),
+                      "lpc-fuse-sibling-reductions{elementwise=true}");
   // Host only: the GPU's loop stage splits reductions its own way.
   if (parallelColumnsMinWork > 0)
     toBuffers.insert(toBuffers.find("one-shot-bufferize"),
@@ -75,7 +83,8 @@ void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm, bool profile,
       lpcToBuffersPipeline(/*fp8HardwareCvt=*/false, gpuLoopPasses,
                            /*parallelColumnsMinWork=*/gpuLoopPasses
                                ? 0
-                               : parallelMinWork) +
+                               : parallelMinWork,
+                           /*gpuLoops=*/gpuLoopPasses) +
       (gpuLoopPasses ? ",lpc-gemm-to-calls{fp8=true}" : ",lpc-gemm-to-calls");
   if (profile)
     pipeline += ",lpc-profile-marks";

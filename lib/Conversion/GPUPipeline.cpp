@@ -74,7 +74,9 @@ mlir::lpc::gpuCodegenPipeline(StringRef chip, StringRef libdevice) {
   // where it has them.
   bool fp8Cvt = *sm >= lpc::kFirstFP8Chip;
   // FP8 tensor cores from sm_89 on: FP8 GEMMs as cuBLASLt FP8 calls.
-  std::string front = lpcToBuffersPipeline(fp8Cvt, /*fp8Gemm=*/fp8Cvt);
+  std::string front = lpcToBuffersPipeline(fp8Cvt, /*fp8Gemm=*/fp8Cvt,
+                                           /*parallelColumnsMinWork=*/0,
+                                           /*gpuLoops=*/true);
   // LLVM's default PTX for sm_89 (7.8) has the FP8 cvt for sm_90 only.
   std::string features = fp8Cvt && *sm < 90 ? " features=+ptx81" : "";
   return front + ","

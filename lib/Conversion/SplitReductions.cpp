@@ -84,17 +84,34 @@ struct LpcSplitReductionsPass
       split(work.pop_back_val(), work);
   }
 
-  /// Each output's combiner and its neutral element; false if an output
-  /// is not a recognised, reorderable combination of its accumulator.
+  /// An output of a full reduction written once per iteration (its old
+  /// value unread, indexed by every loop in order): an elementwise result
+  /// computed in the same pass (lpc-fuse-sibling-reductions puts FP8
+  /// quantization there). The split writes it where it reads the inputs.
+  static bool isWriteOnce(linalg::GenericOp g, OpOperand &out) {
+    return g.getNumParallelLoops() == 0 &&
+           g.getMatchingBlockArgument(&out).use_empty() &&
+           g.getMatchingIndexingMap(&out).isIdentity();
+  }
+
+  /// Each output's combiner and its neutral element (null for a write-once
+  /// output); false if an output is neither write-once nor a recognised,
+  /// reorderable combination of its accumulator.
   static bool combinersOf(linalg::GenericOp g,
                           SmallVectorImpl<Operation *> &combiners,
                           SmallVectorImpl<TypedAttr> &neutrals) {
     Block &body = g.getRegion().front();
     auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    bool anyCombiner = false;
     for (OpOperand &out : g.getDpsInitsMutable()) {
       auto mt = dyn_cast<MemRefType>(out.get().getType());
       if (!mt || !mt.hasStaticShape())
         return false;
+      if (isWriteOnce(g, out)) {
+        combiners.push_back(nullptr);
+        neutrals.push_back({});
+        continue;
+      }
       BlockArgument acc = g.getMatchingBlockArgument(&out);
       Value yielded =
           yield.getOperand(out.getOperandNumber() - g.getNumDpsInputs());
@@ -108,8 +125,9 @@ struct LpcSplitReductionsPass
         return false;
       combiners.push_back(combiner);
       neutrals.push_back(nt);
+      anyCombiner = true;
     }
-    return true;
+    return anyCombiner;
   }
 
   /// A full reduction over several loops as one over a single loop, when
@@ -118,7 +136,11 @@ struct LpcSplitReductionsPass
   /// the whole tensor: enough of them, read by neighbouring threads at
   /// neighbouring addresses); otherwise `g` itself.
   linalg::GenericOp flattened(linalg::GenericOp g) {
-    for (OpOperand *in : g.getDpsInputOperands()) {
+    SmallVector<OpOperand *> whole = g.getDpsInputOperands();
+    for (OpOperand &out : g.getDpsInitsMutable())
+      if (isWriteOnce(g, out))
+        whole.push_back(&out);
+    for (OpOperand *in : whole) {
       AffineMap m = g.getMatchingIndexingMap(in);
       if (m.getNumResults() == 0)
         continue;
@@ -257,7 +279,13 @@ struct LpcSplitReductionsPass
     SmallVector<AffineMap> maps;
     SmallVector<Value> inputs;
     SmallVector<std::function<Value(OpBuilder &)>> makeInputs;
-    for (OpOperand *in : g.getDpsInputOperands()) {
+    // The inputs, then the write-once outputs: read (written) at element
+    // k * P + p the same way.
+    SmallVector<OpOperand *> expanded = g.getDpsInputOperands();
+    for (OpOperand &out : g.getDpsInitsMutable())
+      if (isWriteOnce(g, out))
+        expanded.push_back(&out);
+    for (OpOperand *in : expanded) {
       AffineMap m = g.getMatchingIndexingMap(in);
       auto mt = dyn_cast<MemRefType>(in->get().getType());
       if (!mt)
@@ -301,19 +329,35 @@ struct LpcSplitReductionsPass
     OpBuilder b(g);
     for (auto &make : makeInputs)
       inputs.push_back(make(b));
+    // Split off the write-once outputs' views and maps (in output order).
+    unsigned nIn = g.getNumDpsInputs();
+    SmallVector<Value> writeOnce(inputs.begin() + nIn, inputs.end());
+    SmallVector<AffineMap> writeOnceMaps(maps.begin() + nIn, maps.end());
+    inputs.resize(nIn);
+    maps.resize(nIn);
 
     // Partials: each output's shape with a dimension of P where p is among
     // the loops (first or last), so that the threads of a warp, which
     // differ in the innermost parallel loop, access neighbouring partials.
     bool pFirst = pPos == 0;
-    SmallVector<Value> partials;
-    for (auto [out, nt] : llvm::zip(g.getDpsInitsMutable(), neutrals)) {
+    SmallVector<Value> partials, partialOuts;
+    SmallVector<Operation *> partialCombiners;
+    unsigned nextWriteOnce = 0;
+    for (auto [out, nt, combiner] :
+         llvm::zip(g.getDpsInitsMutable(), neutrals, combiners)) {
+      if (!combiner) {
+        partialOuts.push_back(writeOnce[nextWriteOnce]);
+        maps.push_back(writeOnceMaps[nextWriteOnce++]);
+        continue;
+      }
+      partialCombiners.push_back(combiner);
       auto mt = cast<MemRefType>(out.get().getType());
       SmallVector<int64_t> shape(mt.getShape());
       shape.insert(pFirst ? shape.begin() : shape.end(), parts);
       Value buf = memref::AllocOp::create(
           b, loc, MemRefType::get(shape, mt.getElementType()));
       partials.push_back(buf);
+      partialOuts.push_back(buf);
       SmallVector<AffineExpr> results;
       for (AffineExpr e : g.getMatchingIndexingMap(&out).getResults())
         results.push_back(e.replaceDims(repl));
@@ -323,7 +367,7 @@ struct LpcSplitReductionsPass
     SmallVector<utils::IteratorType> iters = g.getIteratorTypesArray();
     iters.insert(iters.begin() + pPos, utils::IteratorType::parallel);
     auto partial = linalg::GenericOp::create(b, loc, TypeRange{}, inputs,
-                                             partials, maps, iters);
+                                             partialOuts, maps, iters);
     // Same body; linalg.index d becomes the old index of d.
     IRMapping map;
     partial.getRegion().getBlocks().clear();
@@ -364,16 +408,54 @@ struct LpcSplitReductionsPass
       }
       for (auto [acc, nt] :
            llvm::zip(partial.getRegionOutputArgs(), neutrals)) {
+        if (!nt)
+          continue; // write-once
         Value n = arith::ConstantOp::create(ib, loc, nt);
         Value start = arith::SelectOp::create(ib, loc, first, n, acc);
         acc.replaceAllUsesExcept(start, start.getDefiningOp());
       }
     }
 
+    // A full reduction's outputs (0-d) combine their partials in one
+    // generic (one kernel per level for an amax and the counts fused with
+    // it by lpc-fuse-sibling-reductions).
+    SmallVector<Value> combinedOuts;
+    for (auto [out, combiner] : llvm::zip(g.getDpsInits(), combiners))
+      if (combiner)
+        combinedOuts.push_back(out);
+    bool oneCombine = full && llvm::all_of(combinedOuts, [](Value out) {
+      return cast<MemRefType>(out.getType()).getRank() == 0;
+    });
+    if (oneCombine) {
+      AffineMap p1 = AffineMap::getMultiDimIdentityMap(1, ctx);
+      AffineMap scalar = AffineMap::get(1, 0, {}, ctx);
+      SmallVector<AffineMap> combineMaps(partials.size(), p1);
+      combineMaps.append(partials.size(), scalar);
+      auto combine = linalg::GenericOp::create(
+          b, loc, TypeRange{}, partials, combinedOuts, combineMaps,
+          {utils::IteratorType::reduction},
+          [&](OpBuilder &fb, Location l, ValueRange args) {
+            SmallVector<Value> yielded;
+            unsigned n = partialCombiners.size();
+            for (auto [i, combiner] : llvm::enumerate(partialCombiners)) {
+              Operation *c = fb.clone(*combiner);
+              c->setOperands({args[n + i], args[i]});
+              yielded.push_back(c->getResult(0));
+            }
+            linalg::YieldOp::create(fb, l, yielded);
+          });
+      // Too many partials for one thread to combine: split again.
+      if (parts > maxSerial) {
+        work.push_back(combine);
+        combines.insert(combine);
+      }
+    }
     // The partials into the original outputs, combined the same way: the
     // output's dimensions in parallel, its P partials in sequence.
     for (auto [buf, out, combiner] :
-         llvm::zip(partials, g.getDpsInits(), combiners)) {
+         llvm::zip(partials, combinedOuts, partialCombiners)) {
+      if (oneCombine)
+        break;
       unsigned rank = cast<MemRefType>(out.getType()).getRank();
       AffineMap all = AffineMap::getMultiDimIdentityMap(rank + 1, ctx);
       AffineMap outMap = AffineMap::get(
@@ -392,11 +474,7 @@ struct LpcSplitReductionsPass
             c->setOperands({args[1], args[0]});
             linalg::YieldOp::create(fb, l, c->getResult(0));
           });
-      // Too many partials for one thread to combine: split again.
-      if (full && parts > maxSerial) {
-        work.push_back(combine);
-        combines.insert(combine);
-      }
+      (void)combine;
     }
     for (Value buf : partials)
       memref::DeallocOp::create(b, loc, buf);

@@ -6,7 +6,7 @@
 // [64, 8] buffer, two outputs) is flattened to one loop over 512 elements
 // and split as i = k * 16 + p: 16 partials in parallel (thread p reads
 // elements p, p + 16, ...), then each output combines its partials,
-// starting from the output's own initial value.
+// starting from the output's own initial value, all in one generic.
 
 // CHECK-LABEL: func.func @sum_and_max(
 // CHECK-DAG: %[[FLAT:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1]] : memref<64x8xf32> into memref<512xf32>
@@ -25,9 +25,9 @@
 // CHECK: %[[M0:.*]] = arith.select %[[FIRST]], %[[NINF]], %[[MX]]
 // CHECK: arith.addf %[[S0]], {{.*}} fastmath<reassoc>
 // CHECK: arith.maximumf %[[M0]]
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[PS]] : memref<16xf32>) outs(%arg1 : memref<f32>)
+// One generic combines both outputs' partials (one kernel per level).
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[PS]], %[[PM]] : memref<16xf32>, memref<16xf32>) outs(%arg1, %arg2 : memref<f32>, memref<f32>)
 // CHECK: arith.addf {{.*}} fastmath<reassoc>
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[PM]] : memref<16xf32>) outs(%arg2 : memref<f32>)
 // CHECK: arith.maximumf
 // CHECK: memref.dealloc %[[PS]]
 // CHECK: memref.dealloc %[[PM]]
@@ -173,6 +173,39 @@ func.func @twice(%x: memref<4x256xf32>, %s: memref<f32>) {
   ^bb0(%v: f32, %acc: f32):
     %a = arith.addf %acc, %v fastmath<reassoc> : f32
     linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// A write-once output (FP8 quantization fused into its tensor's amax by
+// lpc-fuse-sibling-reductions{elementwise}: old value unread, indexed by
+// every loop) is written by the partial pass where it reads the input
+// (element k * 16 + p at [k, p] of the same expanded view); only the amax
+// has partials to combine.
+// CHECK-LABEL: func.func @max_and_scaled(
+// CHECK-DAG: %[[X:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1]] : memref<64x8xf32> into memref<512xf32>
+// CHECK-DAG: %[[Y:.*]] = memref.collapse_shape %arg2 {{\[\[}}0, 1]] : memref<64x8xf32> into memref<512xf32>
+// CHECK-DAG: %[[XE:.*]] = memref.expand_shape %[[X]] {{\[\[}}0, 1]] output_shape [32, 16]
+// CHECK-DAG: %[[YE:.*]] = memref.expand_shape %[[Y]] {{\[\[}}0, 1]] output_shape [32, 16]
+// CHECK-DAG: %[[PM:.*]] = memref.alloc() : memref<16xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[T:.*]], #{{.*}}, #[[T]]], iterator_types = ["parallel", "reduction"]} ins(%[[XE]] : memref<32x16xf32>) outs(%[[PM]], %[[YE]] : memref<16xf32>, memref<32x16xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[S:.*]] = arith.mulf
+// CHECK: linalg.yield %{{.*}}, %[[S]] : f32, f32
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[PM]] : memref<16xf32>) outs(%arg1 : memref<f32>)
+// CHECK-NOT: linalg.generic
+func.func @max_and_scaled(%x: memref<64x8xf32>, %m: memref<f32>, %y: memref<64x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["reduction", "reduction"]}
+      ins(%x : memref<64x8xf32>) outs(%m, %y : memref<f32>, memref<64x8xf32>) {
+  ^bb0(%v: f32, %mx: f32, %unused: f32):
+    %b = math.absf %v : f32
+    %n = arith.maximumf %mx, %b : f32
+    %c = arith.constant 2.0 : f32
+    %s = arith.mulf %v, %c : f32
+    linalg.yield %n, %s : f32, f32
   }
   return
 }

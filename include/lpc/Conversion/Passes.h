@@ -39,16 +39,21 @@ void buildCPUCodegenPipeline(OpPassManager &pm, bool profile = false,
                              int64_t parallelMinWork = 65536,
                              bool gpuLoopPasses = false, bool gpuSizes = false);
 /// The GPU pipeline's lpc-split-reductions options.
-inline constexpr const char *kGPUSplitOptions = "max-parts=262144";
+inline constexpr const char *kGPUSplitOptions = "max-parts=262144 max-serial=32";
 /// The front end both code generators share, as pipeline text: lpc ->
 /// linalg, elementwise fusion, bufferization with out-params. With
 /// `fp8HardwareCvt`, FP8 conversions stay arith ops for a back end that has
 /// instructions for them (lpc-to-linalg{fp8-hardware-cvt}). With
 /// `parallelColumnsMinWork` > 0 (threaded host code), lpc-parallel-columns
-/// runs before bufferization with that min-work.
+/// runs before bufferization with that min-work. With `gpuLoops` (the GPU
+/// pipeline, and the CPU's check of its loop stage), elementwise ops join
+/// the full reductions that read the same tensor
+/// (lpc-fuse-sibling-reductions{elementwise}; lpc-split-reductions then
+/// writes them in its partial pass).
 std::string lpcToBuffersPipeline(bool fp8HardwareCvt = false,
                                  bool fp8Gemm = false,
-                                 int64_t parallelColumnsMinWork = 0);
+                                 int64_t parallelColumnsMinWork = 0,
+                                 bool gpuLoops = false);
 /// Registers it as the `lpc-cpu-codegen` pipeline (lpc-opt).
 void registerCPUCodegenPipeline();
 /// The GPU pipeline's loop stage, as pipeline text: two-level reductions

@@ -174,6 +174,35 @@ def LpcFuseElementwise : Pass<"lpc-fuse-elementwise", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LpcFuseSiblingReductions
+    : Pass<"lpc-fuse-sibling-reductions", "::mlir::ModuleOp"> {
+  let summary = "Fuses full reductions of the same tensor into one "
+                "linalg.generic (one read; one kernel per split level)";
+  let description = [{
+    On tensors, after lpc-fuse-elementwise. Two linalg.generic ops whose
+    loops are all reductions (an amax, FP8 saturation/underflow counts)
+    fuse when their loop ranges are equal, they read a common input through
+    the same indexing map, and the later one does not depend on the earlier
+    one. The fused op, at the earlier one's place, has the inputs of both
+    (each once) and the outputs of both, and each output's body unchanged;
+    the side-effect-free ops the later one's operands need (fills) move up
+    with it. Ops with side effects in between stop the fusion.
+
+    With `elementwise` (the GPU pipeline), an elementwise generic over the
+    same loops that reads a common input joins a full reduction too (FP8
+    quantization with the amax and counts of its tensor: one pass reads
+    the tensor, writes the FP8 copy and the partial statistics); its
+    outputs become write-once outputs of the fused reduction, which
+    lpc-split-reductions writes where it reads the inputs.
+  }];
+  let options = [
+    Option<"elementwise", "elementwise", "bool", "false",
+           "also fuse elementwise generics over the same loops into full "
+           "reductions (GPU: one pass instead of two)">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def LpcParallelColumns : Pass<"lpc-parallel-columns", "::mlir::ModuleOp"> {
   let summary = "Tiles reductions over rows into columns (bias / LayerNorm "
                 "weight gradients) into an scf.forall over column tiles, so "
