@@ -416,17 +416,14 @@ struct LpcSplitReductionsPass
       }
     }
 
-    // A full reduction's outputs (0-d) combine their partials in one
-    // generic (one kernel per level for an amax and the counts fused with
-    // it by lpc-fuse-sibling-reductions).
+    // A full reduction's outputs (0-d: no loop indexes them) combine their
+    // partials in one generic (one kernel per level for an amax and the
+    // counts fused with it by lpc-fuse-sibling-reductions).
     SmallVector<Value> combinedOuts;
     for (auto [out, combiner] : llvm::zip(g.getDpsInits(), combiners))
       if (combiner)
         combinedOuts.push_back(out);
-    bool oneCombine = full && llvm::all_of(combinedOuts, [](Value out) {
-      return cast<MemRefType>(out.getType()).getRank() == 0;
-    });
-    if (oneCombine) {
+    if (full) {
       AffineMap p1 = AffineMap::getMultiDimIdentityMap(1, ctx);
       AffineMap scalar = AffineMap::get(1, 0, {}, ctx);
       SmallVector<AffineMap> combineMaps(partials.size(), p1);
@@ -450,11 +447,12 @@ struct LpcSplitReductionsPass
         combines.insert(combine);
       }
     }
-    // The partials into the original outputs, combined the same way: the
-    // output's dimensions in parallel, its P partials in sequence.
+    // Otherwise each output's partials into the original output, combined
+    // the same way: the output's dimensions in parallel, its P partials in
+    // sequence.
     for (auto [buf, out, combiner] :
          llvm::zip(partials, combinedOuts, partialCombiners)) {
-      if (oneCombine)
+      if (full)
         break;
       unsigned rank = cast<MemRefType>(out.getType()).getRank();
       AffineMap all = AffineMap::getMultiDimIdentityMap(rank + 1, ctx);
@@ -466,7 +464,7 @@ struct LpcSplitReductionsPass
           rank, utils::IteratorType::parallel);
       combineIters.insert(pFirst ? combineIters.begin() : combineIters.end(),
                           utils::IteratorType::reduction);
-      auto combine = linalg::GenericOp::create(
+      linalg::GenericOp::create(
           b, loc, TypeRange{}, ValueRange{buf}, ValueRange{out},
           ArrayRef<AffineMap>{all, outMap}, combineIters,
           [&](OpBuilder &fb, Location l, ValueRange args) {
@@ -474,7 +472,6 @@ struct LpcSplitReductionsPass
             c->setOperands({args[1], args[0]});
             linalg::YieldOp::create(fb, l, c->getResult(0));
           });
-      (void)combine;
     }
     for (Value buf : partials)
       memref::DeallocOp::create(b, loc, buf);

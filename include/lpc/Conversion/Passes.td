@@ -537,7 +537,10 @@ def LpcSplitReductions : Pass<"lpc-split-reductions"> {
     One reduction dimension d_s of a linalg.generic is split as k * P + p:
     a generic parallel over p (and the output's dimensions) computes P
     partials per output element (thread p reads elements p, p + P, ...),
-    and a generic per output combines them into the original output.
+    and a generic per output combines them into the original output (one
+    generic for all outputs of a full reduction). Outputs of a full
+    reduction written once per iteration (old value unread, indexed by
+    every loop) are written by the partial pass where it reads the inputs.
     Full reductions (0-d outputs) are first collapsed to one loop where
     every input is read whole from a collapsible buffer, then split into up
     to `max-parts` partials of at least `min-work` elements (along the loop
