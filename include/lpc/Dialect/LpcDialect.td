@@ -2,7 +2,8 @@
 //
 // The lpc dialect describes models for mixed- and low-precision training:
 // value-semantics ops on builtin ranked tensors, the precision ops that the
-// precision passes insert, and optimizer ops. See docs/dialect.md.
+// precision passes insert, and optimizer ops. The generated reference is
+// docs/reference/LpcDialect.md (ninja lpc-docs-update refreshes it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,13 +22,24 @@ def Lpc_Dialect : Dialect {
     Values are builtin ranked tensors with element types f32, f16, bf16,
     f8E4M3FN, f8E5M2 (floating point) and i32/i64 (labels, token ids).
     Every op declares its precision class with a trait (see
-    `lpc/Dialect/LpcTraits.h`): AlwaysLow (matmul-like: low precision with
-    FP32 accumulation), Follow (follows its inputs), KeepFP32 (numerically
-    sensitive: stays FP32) or Fixed (structure, precision and optimizer ops,
-    whose types are exactly what they say).
+    `lpc/Dialect/LpcTraits.h`), listed under "Traits" below:
+
+    - `AlwaysLowPrecision` (matmul-like): runs in the policy's low precision
+      with FP32 accumulation;
+    - `FollowPrecision` (elementwise, data movement): follows its inputs;
+    - `KeepFP32Precision` (exp, log, norms, softmax, reductions, losses):
+      numerically sensitive, stays FP32;
+    - `BF16RelaxablePrecision` (with KeepFP32: sum, mean): a BF16 policy may
+      run it in BF16, which has FP32's exponent range;
+    - `FixedPrecision` (structure, precision and optimizer ops): the types
+      are exactly what they say.
 
     Users pin the precision of a compute op with the discardable attribute
     `lpc.precision = #lpc.precision<fp32>`.
+
+    Examples name the types of the values they use in a leading comment
+    (`// %x: tensor<4x8xf32>`); the docs test parses every example with
+    these as function arguments.
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
