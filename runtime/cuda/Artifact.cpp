@@ -6,6 +6,7 @@
 
 #include "PtxScan.h"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -59,6 +60,19 @@ size_t LaunchOp::kernelParamCount() const {
   for (const LaunchParam &p : params)
     n += p.kind == LaunchParam::Kind::View ? 3 + 2 * p.view.sizes.size() : 1;
   return n;
+}
+
+size_t LaunchOp::kernelParamBytes() const {
+  size_t bytes = 0;
+  auto add = [&](size_t size) { bytes = (bytes + size - 1) / size * size + size; };
+  for (const LaunchParam &p : params) {
+    if (p.kind == LaunchParam::Kind::View)
+      for (size_t i = 0; i < 3 + 2 * p.view.sizes.size(); ++i)
+        add(8);
+    else
+      add(p.kind == LaunchParam::Kind::I32 || p.kind == LaunchParam::Kind::F32 ? 4 : 8);
+  }
+  return bytes;
 }
 
 GemmDesc GemmOp::desc() const {
@@ -771,6 +785,10 @@ public:
         passed.push_back(8);
       }
     }
+    if (l.kernelParamBytes() > kMaxKernelParamBytes)
+      return fail(where, "kernel parameters take " + std::to_string(l.kernelParamBytes()) +
+                             " bytes; CUDA allows at most " +
+                             std::to_string(kMaxKernelParamBytes));
     const ArtifactModule &m = f_.modules[l.module];
     std::optional<std::vector<unsigned>> declared = ptx::entryParams(m.ptx, l.kernel);
     std::string kernel = "kernel '" + l.kernel + "'";
@@ -936,6 +954,44 @@ private:
 
 Error ArtifactFunction::validate(const std::string &source) const {
   return Validator(*this, source).run();
+}
+
+LaunchLimits launchLimits(const DeviceInfo &info, int driverVersion) {
+  LaunchLimits l;
+  l.paramBytes = driverVersion >= 12010 && info.ccMajor >= 7 ? kMaxKernelParamBytes : 4096;
+  l.sharedPerBlock = size_t(std::max(info.sharedPerBlock, 0));
+  l.sharedPerBlockOptin = std::max(l.sharedPerBlock, size_t(std::max(info.sharedPerBlockOptin, 0)));
+  return l;
+}
+
+Error checkLaunchLimits(const ArtifactFunction &f, const LaunchLimits &limits,
+                        const std::function<size_t(size_t op)> &staticShared,
+                        const std::string &source) {
+  for (size_t i = 0; i < f.ops.size(); ++i) {
+    const LaunchOp *l = std::get_if<LaunchOp>(&f.ops[i]);
+    if (!l)
+      continue;
+    auto fail = [&](const std::string &what) {
+      return makeError(source, "function '" + f.name + "', op " + std::to_string(i) + " (" +
+                                   opLabel(f.ops[i]) + "): " + what);
+    };
+    size_t params = l->kernelParamBytes();
+    if (params > limits.paramBytes)
+      return fail("kernel parameters take " + std::to_string(params) +
+                  " bytes; this device and driver allow " + std::to_string(limits.paramBytes) +
+                  (limits.paramBytes < kMaxKernelParamBytes
+                       ? " (32764 need a CUDA 12.1 driver and a Volta or newer GPU)"
+                       : ""));
+    size_t fixed = staticShared(i), dynamic = l->sharedBytes;
+    if (fixed > limits.sharedPerBlock)
+      return fail("the kernel's static shared memory is " + std::to_string(fixed) +
+                  " bytes; a block may have " + std::to_string(limits.sharedPerBlock));
+    if (fixed + dynamic > limits.sharedPerBlockOptin)
+      return fail(std::to_string(fixed) + " bytes of static and " + std::to_string(dynamic) +
+                  " of dynamic shared memory exceed the device's " +
+                  std::to_string(limits.sharedPerBlockOptin) + " per block");
+  }
+  return Error::success();
 }
 
 Error Artifact::validate() const {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 
 namespace lpc {
@@ -25,17 +26,69 @@ Error probeDriver(DriverFailure *failure) {
 
 namespace {
 
+class CudaStep;
+
 /// The device, its GEMM engine and the artifact, shared by the functions
 /// that run on them (and outliving them).
 struct Session {
   std::unique_ptr<Device> device;
   std::unique_ptr<GemmEngine> gemm;
   Artifact artifact;
+  /// The train step that keeps the state on the device, once it has it
+  /// there: evaluation reads that state in place.
+  CudaStep *resident = nullptr;
 };
 
-/// A function of the artifact on the GPU. run() copies every argument in
-/// and every result out (CudaFunction::runHost; what eval uses);
-/// runResident() keeps the train state on the device (Trainer.h).
+/// Device -> host copies of many blocks with one wait: each is queued into
+/// page-locked memory (cuMemcpyDtoHAsync), the stream synchronized once,
+/// and the bytes moved to their host buffers.
+class Downloader {
+public:
+  struct Piece {
+    void *dst;
+    CUdeviceptr src;
+    size_t bytes;
+  };
+  static size_t footprint(size_t bytes) { return (bytes + 255) & ~size_t(255); }
+  /// `capacity`: the most any fetch() will need (allocated with the first,
+  /// so that no later one waits to free a smaller block).
+  explicit Downloader(size_t capacity = 0) : capacity_(capacity) {}
+  Error fetch(Device &dev, const std::vector<Piece> &pieces) {
+    if (pieces.empty())
+      return Error::success();
+    std::vector<size_t> at;
+    size_t total = 0;
+    for (const Piece &p : pieces) {
+      at.push_back(total);
+      total += footprint(p.bytes);
+    }
+    if (pinned_.size() < total) {
+      pinned_.reset();
+      Expected<PinnedMemory> m = PinnedMemory::allocate(dev, std::max(total, capacity_));
+      if (!m)
+        return m.takeError();
+      pinned_ = m.take();
+    }
+    char *base = static_cast<char *>(pinned_.data());
+    for (size_t i = 0; i < pieces.size(); ++i)
+      if (Error e = dev.copyToHostAsync(base + at[i], pieces[i].src, pieces[i].bytes))
+        return e;
+    if (Error e = dev.synchronize())
+      return e;
+    for (size_t i = 0; i < pieces.size(); ++i)
+      std::memcpy(pieces[i].dst, base + at[i], pieces[i].bytes);
+    return Error::success();
+  }
+
+private:
+  PinnedMemory pinned_;
+  size_t capacity_ = 0;
+};
+
+/// A function of the artifact on the GPU. run() copies the arguments in
+/// and the results out (what eval uses; the state in place when the train
+/// step has it on the device); runResident() keeps the train state on the
+/// device (Trainer.h).
 class CudaStep : public StepFunction {
 public:
   CudaStep(std::shared_ptr<Session> session, std::unique_ptr<CudaFunction> f)
@@ -43,20 +96,55 @@ public:
     args_ = f_->function().args;
     results_ = f_->function().results;
     // The argument each state result feeds in the next step.
-    std::map<std::string, size_t> argOf;
     for (size_t i = 0; i < args_.size(); ++i)
       if (!args_[i].state.empty())
-        argOf[key(args_[i])] = i;
+        stateArg_[key(args_[i])] = i;
     for (const Slot &r : results_) {
-      auto it = r.state.empty() ? argOf.end() : argOf.find(key(r));
-      nextArg_.push_back(it == argOf.end() ? -1 : int64_t(it->second));
+      auto it = r.state.empty() ? stateArg_.end() : stateArg_.find(key(r));
+      nextArg_.push_back(it == stateArg_.end() ? -1 : int64_t(it->second));
     }
+    // What a fetch may take at most: every result, or the whole state.
+    size_t results = 0, state = 0;
+    for (const Slot &r : results_)
+      results += Downloader::footprint(r.byteSize());
+    for (const Slot &a : args_)
+      state += a.state.empty() ? 0 : Downloader::footprint(a.byteSize());
+    downloader_ = Downloader(std::max(results, state));
+  }
+  ~CudaStep() override {
+    if (session_->resident == this)
+      session_->resident = nullptr;
   }
   const std::vector<Slot> &args() const override { return args_; }
   const std::vector<Slot> &results() const override { return results_; }
   Error run(const std::vector<const void *> &args,
             const std::vector<void *> &results) override {
-    return f_->runHost(args, results);
+    Device &dev = *session_->device;
+    if (Error e = allocate(hostArgBlocks_, args_))
+      return e;
+    if (Error e = allocate(hostResultBlocks_, results_))
+      return e;
+    // State the train step holds on the device is read where it is (the
+    // host copy may be behind); everything else goes up from the host.
+    CudaStep *trainer = session_->resident != this ? session_->resident : nullptr;
+    std::vector<CUdeviceptr> a, r;
+    for (size_t i = 0; i < args_.size(); ++i) {
+      CUdeviceptr p = trainer ? trainer->stateBlock(args_[i]) : 0;
+      if (!p) {
+        p = hostArgBlocks_[i].get();
+        if (Error e = dev.copyToDevice(p, args[i], args_[i].byteSize()))
+          return e;
+      }
+      a.push_back(p);
+    }
+    std::vector<Downloader::Piece> out;
+    for (size_t i = 0; i < results_.size(); ++i) {
+      r.push_back(hostResultBlocks_[i].get());
+      out.push_back({results[i], r.back(), results_[i].byteSize()});
+    }
+    if (Error e = f_->run(a, r))
+      return e;
+    return downloader_.fetch(dev, out);
   }
   size_t temporaryBytes() const override { return f_->function().arenaBytes; }
 
@@ -77,6 +165,13 @@ public:
       return e;
     if (Error e = allocate(resultBlocks_, results_))
       return e;
+    for (StreamEvent *ev : {&stepDone_, &prevStepDone_})
+      if (!ev->handle()) {
+        Expected<StreamEvent> made = StreamEvent::create(dev);
+        if (!made)
+          return made.takeError();
+        *ev = made.take();
+      }
     // The state goes up once; the inputs every step, unless stageNext()
     // already queued their copies (then the step waits for those).
     for (size_t i = 0; i < args_.size(); ++i)
@@ -85,6 +180,7 @@ public:
                                        args_[i].byteSize()))
           return e;
     uploaded_ = true;
+    session_->resident = this;
     if (staged_) {
       if (Error e = uploader_->fence())
         return e;
@@ -97,6 +193,11 @@ public:
     for (DeviceBuffer &b : resultBlocks_)
       r.push_back(b.get());
     if (Error e = f_->run(a, r))
+      return e;
+    // Marks the end of this step: the copies stageNext() queues during the
+    // next step refill the blocks this one reads, and wait for this mark.
+    std::swap(stepDone_, prevStepDone_);
+    if (Error e = stepDone_.record())
       return e;
     replayed_ += f_->lastRunHasGraph();
     // After a warm-up step (cuBLASLt's plans chosen, blocks allocated), the
@@ -116,12 +217,13 @@ public:
   }
   Error finishResident(const std::vector<void *> &results,
                        const std::vector<bool> &download) override {
-    // (copyToHost waits for the step: the stream is in order.)
+    // One wait for the step and all its marked results (none: no wait).
+    std::vector<Downloader::Piece> out;
     for (size_t i = 0; i < results_.size(); ++i)
       if (download[i])
-        if (Error e = session_->device->copyToHost(
-                results[i], resultBlocks_[i].get(), results_[i].byteSize()))
-          return e;
+        out.push_back({results[i], resultBlocks_[i].get(), results_[i].byteSize()});
+    if (Error e = downloader_.fetch(*session_->device, out))
+      return e;
     // The new state becomes the next step's argument by swapping blocks:
     // the step reads its arguments and writes its results, never both.
     for (size_t i = 0; i < results_.size(); ++i)
@@ -159,6 +261,10 @@ public:
         spareBlocks_.back() = b.take();
       }
     }
+    // The spare blocks are the ones the previous step read: the copies wait
+    // for it (not for this step, which they overlap).
+    if (Error e = uploader_->waitFor(prevStepDone_))
+      return e;
     for (size_t i = 0; i < args_.size(); ++i)
       if (spareBlocks_[i])
         if (Error e = uploader_->upload(spareBlocks_[i].get(), args[i],
@@ -170,12 +276,23 @@ public:
   Error downloadState(const std::vector<void *> &args) override {
     if (!uploaded_)
       return Error::success(); // the host holds the only copy
+    std::vector<Downloader::Piece> out;
     for (size_t i = 0; i < args_.size(); ++i)
       if (!args_[i].state.empty() && args[i])
-        if (Error e = session_->device->copyToHost(args[i], argBlocks_[i].get(),
-                                                   args_[i].byteSize()))
-          return e;
-    return Error::success();
+        out.push_back({args[i], argBlocks_[i].get(), args_[i].byteSize()});
+    return downloader_.fetch(*session_->device, out);
+  }
+
+  /// The device block holding the state `s` names (the train step's next
+  /// argument), or 0 when this step does not hold it there.
+  CUdeviceptr stateBlock(const Slot &s) const {
+    if (s.state.empty() || !uploaded_)
+      return 0;
+    auto it = stateArg_.find(key(s));
+    if (it == stateArg_.end() || args_[it->second].byteSize() != s.byteSize() ||
+        args_[it->second].dtype != s.dtype)
+      return 0;
+    return argBlocks_[it->second].get();
   }
 
 private:
@@ -197,8 +314,14 @@ private:
   std::shared_ptr<Session> session_;
   std::unique_ptr<CudaFunction> f_;
   std::vector<Slot> args_, results_;
+  std::map<std::string, size_t> stateArg_; // state key -> argument
   std::vector<int64_t> nextArg_;
   std::vector<DeviceBuffer> argBlocks_, resultBlocks_;
+  std::vector<DeviceBuffer> hostArgBlocks_, hostResultBlocks_; // run()'s
+  Downloader downloader_;
+  // Recorded after each step on the device's stream (this one's and the
+  // previous one's).
+  StreamEvent stepDone_, prevStepDone_;
   // The inputs' second blocks (null for state arguments) and the copies
   // that fill them ahead of the step (stageNext).
   std::vector<DeviceBuffer> spareBlocks_;
@@ -215,18 +338,22 @@ private:
 
 Expected<CudaSteps> openCudaSteps(Artifact artifact,
                                   const std::string &stepName,
-                                  const std::string &evalName) {
+                                  const std::string &evalName,
+                                  std::unique_ptr<Device> device) {
   if (Error e = artifact.validate())
     return e;
   auto session = std::make_shared<Session>();
   session->artifact = std::move(artifact);
-  Expected<const Driver *> driver = Driver::get();
-  if (!driver)
-    return driver.error();
-  Expected<std::unique_ptr<Device>> device = Device::open(**driver, 0);
-  if (!device)
-    return device.error();
-  session->device = device.take();
+  if (!device) {
+    Expected<const Driver *> driver = Driver::get();
+    if (!driver)
+      return driver.error();
+    Expected<std::unique_ptr<Device>> opened = Device::open(**driver, 0);
+    if (!opened)
+      return opened.error();
+    device = opened.take();
+  }
+  session->device = std::move(device);
   const DeviceInfo &info = session->device->info();
   // PTX for sm_XY runs on chips from XY on (the driver JITs it).
   int cc = info.ccMajor * 10 + info.ccMinor;

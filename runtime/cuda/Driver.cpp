@@ -252,6 +252,8 @@ Expected<DeviceInfo> deviceInfo(const Driver &driver, int ordinal) {
       {CU_DEVICE_ATTRIBUTE_CLOCK_RATE, &info.clockKHz},
       {CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, &info.memoryClockKHz},
       {CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, &info.memoryBusWidth},
+      {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &info.sharedPerBlock},
+      {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &info.sharedPerBlockOptin},
   };
   for (auto &a : attrs)
     if (Error e = driver.check(api.deviceGetAttribute(a.out, a.attr, dev),
@@ -394,6 +396,15 @@ Error Device::copyToHost(void *dst, CUdeviceptr src, size_t bytes) {
           "cuMemcpyDtoHAsync"))
     return e;
   return synchronize();
+}
+
+Error Device::copyToHostAsync(void *dst, CUdeviceptr src, size_t bytes) {
+  if (!bytes)
+    return Error::success();
+  if (Error e = makeCurrent())
+    return e;
+  return driver_->check(driver_->api().memcpyDtoHAsync(dst, src, bytes, stream_),
+                        "cuMemcpyDtoHAsync");
 }
 
 Error Device::copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src,
@@ -652,6 +663,95 @@ Expected<float> StreamTimer::elapsedMs() {
 }
 
 //===----------------------------------------------------------------------===//
+// PinnedMemory, StreamEvent
+//===----------------------------------------------------------------------===//
+
+Expected<PinnedMemory> PinnedMemory::allocate(Device &device, size_t bytes) {
+  if (Error e = device.makeCurrent())
+    return e;
+  PinnedMemory m;
+  const Driver &d = device.driver();
+  if (Error e = d.check(d.api().memHostAlloc(&m.data_, std::max<size_t>(bytes, 1), 0),
+                        "cuMemHostAlloc"))
+    return e.withContext("page-locked memory of " + std::to_string(bytes) + " bytes");
+  m.device_ = &device;
+  m.size_ = bytes;
+  return m;
+}
+
+PinnedMemory &PinnedMemory::operator=(PinnedMemory &&other) noexcept {
+  if (this != &other) {
+    reset();
+    device_ = other.device_;
+    data_ = other.data_;
+    size_ = other.size_;
+    other.device_ = nullptr;
+    other.data_ = nullptr;
+    other.size_ = 0;
+  }
+  return *this;
+}
+
+void PinnedMemory::reset() {
+  if (data_ && device_) {
+    (void)device_->makeCurrent();
+    // Copies into or out of it may still be queued.
+    (void)device_->synchronize();
+    (void)device_->driver().api().memFreeHost(data_);
+  }
+  device_ = nullptr;
+  data_ = nullptr;
+  size_ = 0;
+}
+
+Expected<StreamEvent> StreamEvent::create(Device &device) {
+  if (Error e = device.makeCurrent())
+    return e;
+  StreamEvent ev;
+  const Driver &d = device.driver();
+  if (Error e = d.check(d.api().eventCreate(&ev.event_, CU_EVENT_DISABLE_TIMING),
+                        "cuEventCreate"))
+    return e;
+  ev.device_ = &device;
+  return ev;
+}
+
+StreamEvent &StreamEvent::operator=(StreamEvent &&other) noexcept {
+  if (this != &other) {
+    reset();
+    device_ = other.device_;
+    event_ = other.event_;
+    recorded_ = other.recorded_;
+    other.device_ = nullptr;
+    other.event_ = nullptr;
+    other.recorded_ = false;
+  }
+  return *this;
+}
+
+void StreamEvent::reset() {
+  if (event_ && device_) {
+    (void)device_->makeCurrent();
+    (void)device_->driver().api().eventDestroy(event_);
+  }
+  device_ = nullptr;
+  event_ = nullptr;
+  recorded_ = false;
+}
+
+Error StreamEvent::record() {
+  if (!event_)
+    return Error::make("cuEventRecord: no event");
+  if (Error e = device_->makeCurrent())
+    return e;
+  if (Error e = device_->driver().check(
+          device_->driver().api().eventRecord(event_, device_->stream()), "cuEventRecord"))
+    return e;
+  recorded_ = true;
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
 // Uploader
 //===----------------------------------------------------------------------===//
 
@@ -713,6 +813,15 @@ Error Uploader::upload(CUdeviceptr dst, const void *src, size_t bytes) {
   used_ = at + bytes;
   return d.check(d.api().memcpyHtoDAsync(dst, stage, bytes, stream_),
                  "cuMemcpyHtoDAsync");
+}
+
+Error Uploader::waitFor(const StreamEvent &event) {
+  if (!event.recorded())
+    return Error::success();
+  const Driver &d = device_->driver();
+  if (Error e = device_->makeCurrent())
+    return e;
+  return d.check(d.api().streamWaitEvent(stream_, event.handle(), 0), "cuStreamWaitEvent");
 }
 
 Error Uploader::fence() {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <tuple>
 
 namespace lpc {
@@ -98,6 +99,47 @@ CudaFunction::create(Device &device, const ArtifactFunction &function,
     // The driver reads exactly the kernel's declared parameters; the null
     // lets the fake driver check the count.
     p.pointers.push_back(nullptr);
+  }
+
+  // The device's limits: parameter bytes, and shared memory with the static
+  // part from the loaded kernel. Dynamic shared memory beyond the default
+  // per-block amount must be opted in to, per kernel.
+  const Driver &drv = device.driver();
+  std::vector<size_t> staticShared(f.ops.size(), 0);
+  std::map<CUfunction, size_t> dynamicNeeded;
+  for (size_t i = 0; i < f.ops.size(); ++i) {
+    const LaunchOp *l = std::get_if<LaunchOp>(&f.ops[i]);
+    if (!l)
+      continue;
+    CUfunction k = fn->launches_[i].function;
+    int bytes = 0;
+    if (Error e = drv.check(drv.api().funcGetAttribute(&bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k),
+                            "cuFuncGetAttribute"))
+      return fn->opError(i, e);
+    staticShared[i] = size_t(std::max(bytes, 0));
+    size_t &need = dynamicNeeded[k];
+    need = std::max(need, size_t(l->sharedBytes));
+  }
+  LaunchLimits limits = launchLimits(device.info(), drv.version());
+  if (Error e = checkLaunchLimits(
+          f, limits, [&](size_t op) { return staticShared[op]; }, source))
+    return e;
+  for (size_t i = 0; i < f.ops.size(); ++i) {
+    const LaunchOp *l = std::get_if<LaunchOp>(&f.ops[i]);
+    if (!l)
+      continue;
+    CUfunction k = fn->launches_[i].function;
+    auto it = dynamicNeeded.find(k);
+    if (it == dynamicNeeded.end())
+      continue; // done for an earlier launch of the kernel
+    if (staticShared[i] + it->second > limits.sharedPerBlock)
+      if (Error e = drv.check(drv.api().funcSetAttribute(
+                                  k, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                  int(it->second)),
+                              "cuFuncSetAttribute"))
+        return fn->opError(i, e.withContext(std::to_string(it->second) +
+                                            " bytes of dynamic shared memory"));
+    dynamicNeeded.erase(it);
   }
 
   if (f.arenaBytes) {

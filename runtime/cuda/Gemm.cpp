@@ -595,11 +595,32 @@ Error checkGemmDescriptors(const CublasLt &lib, const GemmDesc &desc) {
 // GemmEngine
 //===----------------------------------------------------------------------===//
 
+Error checkCublasLtDriver(size_t cublasVersion, int driverVersion) {
+  size_t major = cublasVersion / 10000;
+  int needed = int(major) * 1000;
+  if (driverVersion >= needed)
+    return Error::success();
+  // The first driver branch of each CUDA major version.
+  const char *branch = major == 12 ? " (R525 or later)" : major == 13 ? " (R580 or later)" : "";
+  return Error::make("cuBLASLt " + std::to_string(major) + "." +
+                     std::to_string(cublasVersion / 100 % 100) + "." +
+                     std::to_string(cublasVersion % 100) + " needs an NVIDIA driver for " +
+                     formatCudaVersion(needed) + " or newer" + branch +
+                     "; this driver is for " + formatCudaVersion(driverVersion) +
+                     " (cuDriverGetVersion " + std::to_string(driverVersion) +
+                     "): update the driver, or set LPC_CUBLASLT_LIBRARY to a cuBLASLt " +
+                     std::to_string(driverVersion / 1000));
+}
+
 Expected<std::unique_ptr<GemmEngine>> GemmEngine::create(Device &device,
                                                          size_t workspaceBytes) {
   Expected<const CublasLt *> lib = loadCublasLt();
   if (!lib)
     return lib.takeError();
+  // Before cublasLtCreate, which on too old a driver says only
+  // CUBLAS_STATUS_NOT_INITIALIZED.
+  if (Error e = checkCublasLtDriver((*lib)->version, device.driver().version()))
+    return e.withContext(cublasLtPath(**lib));
   if (Error e = device.makeCurrent())
     return e;
   std::unique_ptr<GemmEngine> engine(new GemmEngine());
@@ -699,9 +720,10 @@ Error GemmEngine::run(const GemmDesc &desc, const GemmOperands &ops) {
   }
   lastPlanInfo_ = plan->info;
   float alpha = ops.alpha, beta = 0.0f;
-  // C is not read (beta 0); for FP8 outputs C's type differs from D's, so
-  // it is passed as null, as cuBLASLt's FP8 users do.
-  const void *cPtr = desc.isFP8() ? nullptr : asPtr(ops.c);
+  // beta is 0, so C is not read and is passed as null: with C == D,
+  // cuBLASLt (13) would require C's layout to equal D's, which for FP8
+  // outputs it does not (cTypeOf).
+  const void *cPtr = nullptr;
   cublasStatus_t s = lib.cublasLtMatmul(
       static_cast<cublasLtHandle_t>(handle_), plan->op, &alpha, asPtr(ops.b),
       plan->a, asPtr(ops.a), plan->b, &beta, cPtr, plan->c,

@@ -376,7 +376,9 @@ bool runGemmCase(Device &dev, GemmEngine &engine, const GemmCase &gc, uint64_t s
     ops.bias = dbias->get();
   }
   if (fp8) {
-    float scales[4] = {gc.aScale, gc.bScale, cScale, -1.0f};
+    // amax starts at 0: a cuBLASLt that folds in the old value (max) must
+    // still give max|C|, and one that writes nothing shows as 0.
+    float scales[4] = {gc.aScale, gc.bScale, cScale, 0.0f};
     if (Error e = dev.copyToDevice(ds->get(), scales, sizeof(scales)))
       return fail(e);
     ops.aScale = ds->get();

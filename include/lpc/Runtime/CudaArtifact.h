@@ -100,6 +100,9 @@ struct LaunchOp {
   std::vector<LaunchParam> params;
   /// Kernel parameters the launch passes (a view counts 3 + 2 * rank).
   size_t kernelParamCount() const;
+  /// Bytes of the parameter block cuLaunchKernel builds (each parameter
+  /// at its natural alignment).
+  size_t kernelParamBytes() const;
 
   /// For the cost model (CudaEstimate.h), optional in the file: what the
   /// kernel does with each param (AccessRead | AccessWrite; 0 for scalars
@@ -167,6 +170,27 @@ struct Artifact {
   /// The function named `name`; nullptr if absent.
   const ArtifactFunction *find(std::string_view name) const;
 };
+
+/// Kernel parameter bytes no launch may exceed (CUDA 12.1+ on Volta and
+/// later); validate() checks it, checkLaunchLimits() the device's own.
+inline constexpr size_t kMaxKernelParamBytes = 32764;
+
+/// What one device lets a launch use.
+struct LaunchLimits {
+  size_t paramBytes = 4096;          // kernel parameter bytes
+  size_t sharedPerBlock = 48 << 10;  // static + dynamic shared memory by default
+  size_t sharedPerBlockOptin = 48 << 10; // ... opted in to (dynamic part)
+};
+/// The limits of a device (its shared memory attributes) with a driver of
+/// `driverVersion`: 32764 parameter bytes from CUDA 12.1 on sm_70+, else 4096.
+LaunchLimits launchLimits(const DeviceInfo &info, int driverVersion);
+/// Checks every launch of `f` (validated) against `limits`: its parameter
+/// bytes, and its static shared memory (`staticShared(op)`, the loaded
+/// kernel's) plus the launch's dynamic shared memory. Messages name the op
+/// and both figures.
+Error checkLaunchLimits(const ArtifactFunction &f, const LaunchLimits &limits,
+                        const std::function<size_t(size_t op)> &staticShared,
+                        const std::string &source = "artifact");
 
 /// Parses artifact JSON (structure, types, dtype names, format and
 /// version); does not validate. `source` names the text in messages.

@@ -89,7 +89,9 @@ class CachingAllocator;
   X(eventDestroy, cuEventDestroy, 4000)                                        \
   X(streamWaitEvent, cuStreamWaitEvent, 3020)                                  \
   X(memHostAlloc, cuMemHostAlloc, 2020)                                        \
-  X(memFreeHost, cuMemFreeHost, 2000)
+  X(memFreeHost, cuMemFreeHost, 2000)                                          \
+  X(funcGetAttribute, cuFuncGetAttribute, 2020)                                \
+  X(funcSetAttribute, cuFuncSetAttribute, 9000)
 
 /// The resolved entry points. Member names drop the `cu` prefix because
 /// cuda.h #defines several of the prefixed names (cuMemAlloc -> cuMemAlloc_v2).
@@ -155,6 +157,8 @@ struct DeviceInfo {
   int clockKHz = 0;             // peak SM clock
   int memoryClockKHz = 0;
   int memoryBusWidth = 0; // bits
+  int sharedPerBlock = 0;      // bytes of shared memory a block gets by default
+  int sharedPerBlockOptin = 0; // ... and at most, opted in to per kernel
 };
 
 /// "CUDA 12.4" for 12040.
@@ -222,6 +226,10 @@ public:
   Error copyToDevice(CUdeviceptr dst, const void *src, size_t bytes);
   /// Device -> host, ordered on the stream; waits for the copy.
   Error copyToHost(void *dst, CUdeviceptr src, size_t bytes);
+  /// Device -> host, ordered on the stream, without waiting: `dst` must be
+  /// page-locked (PinnedMemory) and holds the data after synchronize().
+  /// Many of these and one synchronize() cost one wait, not one each.
+  Error copyToHostAsync(void *dst, CUdeviceptr src, size_t bytes);
   /// Device -> device, ordered on the stream (capturable in a graph).
   Error copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
   Error memset(CUdeviceptr dst, uint8_t value, size_t bytes);
@@ -319,6 +327,51 @@ private:
   CUevent start_ = nullptr, stop_ = nullptr;
 };
 
+/// Page-locked host memory (cuMemHostAlloc): what asynchronous copies to
+/// and from the host need. Freed when dropped (after queued copies).
+class PinnedMemory {
+public:
+  static Expected<PinnedMemory> allocate(Device &device, size_t bytes);
+  PinnedMemory() = default;
+  PinnedMemory(PinnedMemory &&other) noexcept { *this = std::move(other); }
+  PinnedMemory &operator=(PinnedMemory &&other) noexcept;
+  PinnedMemory(const PinnedMemory &) = delete;
+  PinnedMemory &operator=(const PinnedMemory &) = delete;
+  ~PinnedMemory() { reset(); }
+
+  void *data() const { return data_; }
+  size_t size() const { return size_; }
+  void reset();
+
+private:
+  Device *device_ = nullptr;
+  void *data_ = nullptr;
+  size_t size_ = 0;
+};
+
+/// An event on the device's stream: marks the work queued before record(),
+/// for another stream to wait for (Uploader::waitFor).
+class StreamEvent {
+public:
+  static Expected<StreamEvent> create(Device &device);
+  StreamEvent() = default;
+  StreamEvent(StreamEvent &&other) noexcept { *this = std::move(other); }
+  StreamEvent &operator=(StreamEvent &&other) noexcept;
+  StreamEvent(const StreamEvent &) = delete;
+  StreamEvent &operator=(const StreamEvent &) = delete;
+  ~StreamEvent() { reset(); }
+
+  Error record();
+  bool recorded() const { return recorded_; }
+  CUevent handle() const { return event_; }
+
+private:
+  void reset();
+  Device *device_ = nullptr;
+  CUevent event_ = nullptr;
+  bool recorded_ = false;
+};
+
 /// Host-to-device copies that overlap the device's work: a second stream,
 /// page-locked staging memory (a copy from pageable memory is staged by the
 /// driver in the calling thread), and an event the device's stream waits
@@ -337,6 +390,10 @@ public:
 
   Error upload(CUdeviceptr dst, const void *src, size_t bytes);
   Error fence();
+  /// Copies queued from now on wait for the work `event` marks on the
+  /// device's stream (whatever still reads the blocks they fill); nothing
+  /// when it was never recorded.
+  Error waitFor(const StreamEvent &event);
 
 private:
   Uploader() = default;

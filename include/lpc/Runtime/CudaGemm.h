@@ -114,6 +114,13 @@ size_t cublasLtVersion(const CublasLt &lib);
 /// The file the library was loaded from (as dlopen was given it).
 const std::string &cublasLtPath(const CublasLt &lib);
 
+/// Success when a cuBLASLt of version `cublasVersion` (cublasLtGetVersion:
+/// 130100 = 13.1.0) can run on a driver of `driverVersion`
+/// (cuDriverGetVersion): cuBLAS N needs a CUDA N.0 driver (13: R580 or
+/// later). Otherwise says which versions were found and which is needed,
+/// where cuBLASLt itself would only fail with CUBLAS_STATUS_NOT_INITIALIZED.
+Error checkCublasLtDriver(size_t cublasVersion, int driverVersion);
+
 /// Builds and destroys the cuBLASLt descriptors (matmul, layouts,
 /// preference) for `desc` with placeholder pointers: checks, without a GPU,
 /// that the loaded library accepts every attribute the layer sets.

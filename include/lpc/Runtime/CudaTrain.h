@@ -36,11 +36,13 @@ struct CudaSteps {
   std::string device; // "NVIDIA H200 (sm_90)"
 };
 
-/// Opens device 0 and loads `stepName` and `evalName` of `artifact` (which
-/// must validate). Fails if the device is older than the artifact's chip.
+/// Opens device 0 (or takes `device`, whose driver must outlive the
+/// steps) and loads `stepName` and `evalName` of `artifact` (which must
+/// validate). Fails if the device is older than the artifact's chip.
 Expected<CudaSteps> openCudaSteps(Artifact artifact,
                                   const std::string &stepName,
-                                  const std::string &evalName);
+                                  const std::string &evalName,
+                                  std::unique_ptr<Device> device = nullptr);
 
 /// lpc-run ARTIFACT --device=cuda: trains the artifact at `path` on this
 /// machine's GPU. The model and what it was compiled with come from the

@@ -335,14 +335,18 @@ FakeDevice openFakeDevice() {
 }
 
 /// F32 GEMMs on the host, reading the fake driver's "device" pointers
-/// (host addresses) directly, in stream order because the fake runs
-/// everything at once.
+/// (host addresses) directly once the work queued before has run (done
+/// when it returns, as GemmCallback allows).
 struct HostGemm {
+  Device *device = nullptr;
   int calls = 0;
   Error operator()(const GemmDesc &d, const GemmOperands &o) {
     ++calls;
     if (Error e = validateGemm(d, o))
       return e;
+    if (device)
+      if (Error e = device->synchronize())
+        return e;
     if (d.a != DType::F32 || d.c != DType::F32)
       return Error::make("host GEMM: f32 only");
     auto load = [](CUdeviceptr p, int64_t n) {
@@ -418,6 +422,7 @@ TEST(cuda_executor, runs_the_toy_artifact) {
   Device &device = *fake.device;
   Artifact art = toyArtifact();
   HostGemm gemm;
+  gemm.device = &device;
   {
     Expected<std::unique_ptr<CudaFunction>> fn = CudaFunction::create(
         device, art.functions[0], [&](const GemmDesc &d, const GemmOperands &o) { return gemm(d, o); },

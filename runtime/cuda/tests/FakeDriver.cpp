@@ -9,17 +9,26 @@
 // implementation reads (PtxScan.h). Launches check what a real GPU would
 // only fault on: every pointer and view lies in a live allocation, and for
 // the fake-only kernels the parameter array ends with a null right after
-// the declared parameters (a count check). Stream capture records launches
-// and device copies; graphs replay them. A copy from page-locked memory
-// (cuMemHostAlloc) is really asynchronous here: it waits in its stream
-// until the stream is synchronized, more work is queued on it, or an event
-// recorded after it is waited for (cuStreamWaitEvent, cuEventSynchronize),
-// and reads its source only then, so a missing wait or an early refill of
-// the staging memory shows as wrong data. The JIT "fails" on kBrokenPtx's
-// bogus instruction with a ptxas-like log. This lets the Device / Module /
-// Graph / StreamTimer / CudaFunction code and lpc-cuda-check
-// --driver-selftest run in the normal test run; the real driver is
-// exercised by the same code on a GPU.
+// the declared parameters (a count check).
+//
+// Streams are asynchronous, as on a GPU, and as lazy as the API allows:
+// launches, device copies, memsets, copies from page-locked memory
+// (cuMemHostAlloc, read when the copy runs) and to it wait in their stream
+// and run only when something needs them: cuStreamSynchronize,
+// cuEventSynchronize, a copy into pageable host memory (which waits for its
+// stream, as the driver's does), or work on another stream that waits for
+// an event recorded after them (cuStreamWaitEvent). A copy from pageable
+// memory takes its source at once (the driver stages it) and writes the
+// device when its stream gets there. So a missing wait, a block refilled
+// while an earlier step may still read it, or a host read before a
+// synchronization shows as wrong data. Stream capture records work and
+// graphs replay it. The JIT "fails" on kBrokenPtx's bogus instruction with
+// a ptxas-like log. lpc_fake_cuda_counters() (FakeDriverCounters.h) counts
+// copies and waits for tests. $LPC_FAKE_CUDA_DRIVER_VERSION overrides the
+// version it reports (12080). This lets the Device / Module / Graph /
+// StreamTimer / CudaFunction code and lpc-cuda-check --driver-selftest run
+// in the normal test run; the real driver is exercised by the same code on
+// a GPU.
 
 #include "lpc/Runtime/CudaDriver.h" // the entry point list
 
@@ -27,16 +36,19 @@
 #include <cudaTypedefs.h>
 
 #include "../PtxScan.h"
+#include "FakeDriverCounters.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -45,25 +57,47 @@ namespace {
 
 CUcontext const kContext = reinterpret_cast<CUcontext>(uintptr_t(0xC0A7E47));
 
-// Work queued on a stream: run at once, or recorded while capturing and run
-// by every launch of the graph.
+// Work queued on a stream: run when something needs it (see the top), or
+// recorded while capturing and queued by every launch of the graph.
 using Work = std::function<void()>;
 struct Stream {
   bool capturing = false;
   std::vector<Work> captured;
-  std::vector<Work> pending; // copies from page-locked memory, not yet done
-  void flush() {
-    std::vector<Work> w;
-    w.swap(pending);
-    for (Work &x : w)
-      x();
-  }
+  std::deque<Work> pending; // queued, not yet run
+  uint64_t queued = 0, done = 0; // work ever queued / run
+  bool running = false;
 };
-// An event: the stream it was last recorded on (waiting for it completes
-// that stream's pending copies).
+std::set<Stream *> gStreams;
+LpcFakeCudaCounters gCounters;
+
+/// Runs `s`'s work up to position `pos` (its first `pos` items ever queued).
+void runUntil(Stream *s, uint64_t pos) {
+  while (s->done < pos) {
+    if (s->running) {
+      // Work that waits (through events) for work queued after itself.
+      std::fprintf(stderr, "lpc fake CUDA driver: streams wait for each other "
+                           "(a deadlock on a GPU)\n");
+      std::abort();
+    }
+    Work w = std::move(s->pending.front());
+    s->pending.pop_front();
+    s->running = true;
+    w();
+    s->running = false;
+    ++s->done;
+  }
+}
+void drain(Stream *s) { runUntil(s, s->queued); }
+void drainAll() {
+  for (Stream *s : gStreams)
+    drain(s);
+}
+
+// An event: where it was last recorded (stream and position in it).
 struct Event {
   int recorded = 0;
   Stream *stream = nullptr;
+  uint64_t pos = 0;
 };
 std::map<const void *, size_t> gPinned; // cuMemHostAlloc'ed blocks
 bool isPinned(const void *p, size_t n) {
@@ -283,16 +317,21 @@ struct FakeModule {
 
 void queue(CUstream s, Work w) {
   Stream *st = reinterpret_cast<Stream *>(s);
-  st->flush(); // in order: earlier copies first
-  if (st->capturing)
-    st->captured.push_back(std::move(w));
-  else
+  if (!st) { // the legacy default stream: the runtime never uses it
+    drainAll();
     w();
+  } else if (st->capturing) {
+    st->captured.push_back(std::move(w));
+  } else {
+    st->pending.push_back(std::move(w));
+    ++st->queued;
+  }
 }
 
 CUresult fake_init(unsigned flags) { return flags ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS; }
 CUresult fake_driverGetVersion(int *v) {
-  *v = 12080;
+  const char *env = std::getenv("LPC_FAKE_CUDA_DRIVER_VERSION");
+  *v = env && *env ? std::atoi(env) : 12080;
   return CUDA_SUCCESS;
 }
 CUresult fake_getErrorName(CUresult r, const char **s) {
@@ -328,6 +367,9 @@ CUresult fake_deviceGetName(char *name, int len, CUdevice) {
   std::strncpy(name, "lpc fake GPU", size_t(len));
   return CUDA_SUCCESS;
 }
+// Hopper's shared memory per block: by default, and opted in to.
+constexpr int kSharedPerBlock = 48 << 10, kSharedOptin = 227 << 10;
+
 CUresult fake_deviceGetAttribute(int *v, CUdevice_attribute attr, CUdevice) {
   switch (attr) {
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
@@ -341,6 +383,12 @@ CUresult fake_deviceGetAttribute(int *v, CUdevice_attribute attr, CUdevice) {
     break;
   case CU_DEVICE_ATTRIBUTE_CLOCK_RATE:
     *v = 1980000;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
+    *v = kSharedPerBlock;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+    *v = kSharedOptin;
     break;
   default:
     *v = 1;
@@ -360,18 +408,24 @@ CUresult fake_ctxSetCurrent(CUcontext ctx) {
   return ctx == kContext || !ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 CUresult fake_streamCreate(CUstream *s, unsigned) {
-  *s = reinterpret_cast<CUstream>(new Stream());
+  Stream *st = new Stream();
+  gStreams.insert(st);
+  *s = reinterpret_cast<CUstream>(st);
   return CUDA_SUCCESS;
 }
 CUresult fake_streamDestroy(CUstream s) {
-  delete reinterpret_cast<Stream *>(s);
+  Stream *st = reinterpret_cast<Stream *>(s);
+  drain(st); // the driver lets queued work finish
+  gStreams.erase(st);
+  delete st;
   return CUDA_SUCCESS;
 }
 CUresult fake_streamSynchronize(CUstream s) {
   Stream *st = reinterpret_cast<Stream *>(s);
   if (st->capturing)
     return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-  st->flush();
+  ++gCounters.streamSyncs;
+  drain(st);
   return CUDA_SUCCESS;
 }
 CUresult fake_memAlloc(CUdeviceptr *p, size_t bytes) {
@@ -385,6 +439,7 @@ CUresult fake_memAlloc(CUdeviceptr *p, size_t bytes) {
   return CUDA_SUCCESS;
 }
 CUresult fake_memFree(CUdeviceptr p) {
+  drainAll(); // cuMemFree waits for work that may use the memory
   if (!gAllocations.erase(p))
     return CUDA_ERROR_INVALID_VALUE;
   std::free(reinterpret_cast<void *>(uintptr_t(p)));
@@ -398,23 +453,38 @@ CUresult fake_memGetInfo(size_t *freeBytes, size_t *total) {
 CUresult fake_memcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
   if (!inAllocation(dst, n))
     return failWith(CUDA_ERROR_INVALID_VALUE, "copy to " + hex(dst) + " leaves its allocation");
-  Stream *st = reinterpret_cast<Stream *>(s);
-  Work copy = [=] { std::memcpy(reinterpret_cast<void *>(uintptr_t(dst)), src, n); };
-  if (st && !st->capturing && isPinned(src, n)) {
-    st->pending.push_back(std::move(copy)); // done when the stream gets there
+  ++gCounters.copiesToDevice;
+  void *to = reinterpret_cast<void *>(uintptr_t(dst));
+  if (isPinned(src, n)) {
+    queue(s, [=] { std::memcpy(to, src, n); }); // reads the source when it runs
     return CUDA_SUCCESS;
   }
-  if (st)
-    st->flush();
-  copy();
+  // Pageable: the driver stages the source before it returns.
+  auto staged = std::make_shared<std::vector<char>>(static_cast<const char *>(src),
+                                                    static_cast<const char *>(src) + n);
+  queue(s, [=] { std::memcpy(to, staged->data(), n); });
   return CUDA_SUCCESS;
 }
 CUresult fake_memcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n, CUstream s) {
   if (!inAllocation(src, n))
     return failWith(CUDA_ERROR_INVALID_VALUE, "copy from " + hex(src) + " leaves its allocation");
-  if (s)
-    reinterpret_cast<Stream *>(s)->flush();
-  std::memcpy(dst, reinterpret_cast<const void *>(uintptr_t(src)), n);
+  const void *from = reinterpret_cast<const void *>(uintptr_t(src));
+  if (isPinned(dst, n)) {
+    ++gCounters.copiesToPinnedHost;
+    queue(s, [=] { std::memcpy(dst, from, n); }); // the host waits for it
+    return CUDA_SUCCESS;
+  }
+  // Pageable: the driver returns once the copy is done, after the stream's
+  // earlier work.
+  ++gCounters.copiesToPageableHost;
+  Stream *st = reinterpret_cast<Stream *>(s);
+  if (st && st->capturing)
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  if (st)
+    drain(st);
+  else
+    drainAll();
+  std::memcpy(dst, from, n);
   return CUDA_SUCCESS;
 }
 CUresult fake_memcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
@@ -428,8 +498,10 @@ CUresult fake_memcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstre
   });
   return CUDA_SUCCESS;
 }
-CUresult fake_memsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream) {
-  std::memset(reinterpret_cast<void *>(uintptr_t(dst)), v, n);
+CUresult fake_memsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream s) {
+  if (!inAllocation(dst, n))
+    return failWith(CUDA_ERROR_INVALID_VALUE, "memset of " + hex(dst) + " leaves its allocation");
+  queue(s, [=] { std::memset(reinterpret_cast<void *>(uintptr_t(dst)), v, n); });
   return CUDA_SUCCESS;
 }
 CUresult fake_moduleLoadDataEx(CUmodule *m, const void *image, unsigned n, CUjit_option *opts,
@@ -497,17 +569,63 @@ CUresult fake_moduleGetFunction(CUfunction *f, CUmodule m, const char *name) {
     }
   return CUDA_ERROR_NOT_FOUND;
 }
-CUresult fake_launchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                           unsigned by, unsigned bz, unsigned, CUstream s, void **params,
-                           void **extra) {
-  const Kernel *k = nullptr;
+// Dynamic shared memory each kernel may use (cuFuncSetAttribute); absent:
+// the default, kSharedPerBlock (the fake kernels have no static shared).
+std::map<const Kernel *, int> gMaxDynamicShared;
+
+const Kernel *kernelOf(CUfunction f) {
   for (const Kernel &known : kKernels)
     if (reinterpret_cast<CUfunction>(const_cast<Kernel *>(&known)) == f)
-      k = &known;
+      return &known;
+  return nullptr;
+}
+int maxDynamicShared(const Kernel *k) {
+  auto it = gMaxDynamicShared.find(k);
+  return it == gMaxDynamicShared.end() ? kSharedPerBlock : it->second;
+}
+CUresult fake_funcGetAttribute(int *v, CUfunction_attribute attr, CUfunction f) {
+  const Kernel *k = kernelOf(f);
+  if (!k)
+    return CUDA_ERROR_INVALID_HANDLE;
+  switch (attr) {
+  case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+    *v = 0;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+    *v = maxDynamicShared(k);
+    return CUDA_SUCCESS;
+  default:
+    return failWith(CUDA_ERROR_NOT_SUPPORTED, "cuFuncGetAttribute " + std::to_string(attr));
+  }
+}
+CUresult fake_funcSetAttribute(CUfunction f, CUfunction_attribute attr, int value) {
+  const Kernel *k = kernelOf(f);
+  if (!k)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (attr != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+    return failWith(CUDA_ERROR_NOT_SUPPORTED, "cuFuncSetAttribute " + std::to_string(attr));
+  if (value < 0 || value > kSharedOptin)
+    return failWith(CUDA_ERROR_INVALID_VALUE, std::string(k->name) + ": " +
+                                                  std::to_string(value) +
+                                                  " bytes of dynamic shared memory exceed "
+                                                  "the device's opt-in limit");
+  gMaxDynamicShared[k] = value;
+  return CUDA_SUCCESS;
+}
+CUresult fake_launchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                           unsigned by, unsigned bz, unsigned shared, CUstream s,
+                           void **params, void **extra) {
+  const Kernel *k = kernelOf(f);
   if (!k || extra || !params)
     return failWith(CUDA_ERROR_INVALID_VALUE, "not a fake kernel, or no parameter array");
   if (!gx || !gy || !gz || !bx || !by || !bz)
     return failWith(CUDA_ERROR_INVALID_VALUE, std::string(k->name) + ": an empty grid or block");
+  if (shared > unsigned(maxDynamicShared(k)))
+    return failWith(CUDA_ERROR_INVALID_VALUE,
+                    std::string(k->name) + ": " + std::to_string(shared) +
+                        " bytes of dynamic shared memory, above the " +
+                        std::to_string(maxDynamicShared(k)) +
+                        " it may use (cuFuncSetAttribute MAX_DYNAMIC_SHARED_SIZE_BYTES)");
   uint64_t threads = uint64_t(gx) * gy * gz * bx * by * bz;
   std::vector<Arg> args;
   if (CUresult r = decodeArgs(*k, params, args))
@@ -515,6 +633,7 @@ CUresult fake_launchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, 
   if (k->run == runAxpy && (gy != 1 || gz != 1 || by != 1 || bz != 1 ||
                             uint64_t(gx) * bx < uint64_t(args[3].i)))
     return failWith(CUDA_ERROR_INVALID_VALUE, "lpc_test_axpy: the 1-D grid must cover n");
+  ++gCounters.launches;
   queue(s, [k, args, threads] { k->run(args, threads); });
   return CUDA_SUCCESS;
 }
@@ -539,9 +658,9 @@ CUresult fake_graphInstantiate(CUgraphExec *e, CUgraph g, unsigned long long) {
   *e = reinterpret_cast<CUgraphExec>(new Graph(*reinterpret_cast<Graph *>(g)));
   return CUDA_SUCCESS;
 }
-CUresult fake_graphLaunch(CUgraphExec e, CUstream) {
+CUresult fake_graphLaunch(CUgraphExec e, CUstream s) {
   for (const Work &w : reinterpret_cast<Graph *>(e)->work)
-    w();
+    queue(s, w);
   return CUDA_SUCCESS;
 }
 CUresult fake_graphDestroy(CUgraph g) {
@@ -558,20 +677,27 @@ CUresult fake_eventCreate(CUevent *e, unsigned) {
 }
 CUresult fake_eventRecord(CUevent e, CUstream s) {
   Event *ev = reinterpret_cast<Event *>(e);
+  Stream *st = reinterpret_cast<Stream *>(s);
+  if (st && st->capturing)
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; // the runtime never does
   ++ev->recorded;
-  ev->stream = reinterpret_cast<Stream *>(s);
+  ev->stream = st;
+  ev->pos = st ? st->queued : 0;
   return CUDA_SUCCESS;
 }
 CUresult fake_eventSynchronize(CUevent e) {
   Event *ev = reinterpret_cast<Event *>(e);
+  ++gCounters.eventSyncs;
   if (ev->stream)
-    ev->stream->flush();
+    runUntil(ev->stream, ev->pos);
   return CUDA_SUCCESS;
 }
 CUresult fake_eventElapsedTime(float *ms, CUevent start, CUevent stop) {
-  if (!reinterpret_cast<Event *>(start)->recorded ||
-      !reinterpret_cast<Event *>(stop)->recorded)
+  Event *a = reinterpret_cast<Event *>(start), *b = reinterpret_cast<Event *>(stop);
+  if (!a->recorded || !b->recorded)
     return CUDA_ERROR_INVALID_HANDLE; // not recorded
+  if ((a->stream && a->stream->done < a->pos) || (b->stream && b->stream->done < b->pos))
+    return CUDA_ERROR_NOT_READY; // the work before it has not run
   *ms = 0.25f;
   return CUDA_SUCCESS;
 }
@@ -579,12 +705,22 @@ CUresult fake_eventDestroy(CUevent e) {
   delete reinterpret_cast<Event *>(e);
   return CUDA_SUCCESS;
 }
-CUresult fake_streamWaitEvent(CUstream, CUevent e, unsigned flags) {
+CUresult fake_streamWaitEvent(CUstream s, CUevent e, unsigned flags) {
   if (flags)
     return CUDA_ERROR_INVALID_VALUE;
-  // Work queued on the waiting stream from now on runs after the event's
-  // copies: here, they complete now.
-  return fake_eventSynchronize(e);
+  Event *ev = reinterpret_cast<Event *>(e);
+  if (!ev->recorded || !ev->stream)
+    return CUDA_SUCCESS; // nothing to wait for
+  Stream *st = reinterpret_cast<Stream *>(s);
+  if (st->capturing && ev->stream != st)
+    return CUDA_ERROR_STREAM_CAPTURE_ISOLATION; // the runtime never does
+  ++gCounters.streamWaits;
+  // Work queued on `s` from now on runs after the event's work (the wait
+  // refers to the record before this call, not to later ones).
+  Stream *target = ev->stream;
+  uint64_t pos = ev->pos;
+  queue(s, [target, pos] { runUntil(target, pos); });
+  return CUDA_SUCCESS;
 }
 CUresult fake_memHostAlloc(void **p, size_t bytes, unsigned flags) {
   if (flags)
@@ -596,6 +732,7 @@ CUresult fake_memHostAlloc(void **p, size_t bytes, unsigned flags) {
   return CUDA_SUCCESS;
 }
 CUresult fake_memFreeHost(void *p) {
+  drainAll(); // queued copies may read or write it
   if (!gPinned.erase(p))
     return failWith(CUDA_ERROR_INVALID_VALUE, "cuMemFreeHost of memory cuMemHostAlloc did not give");
   std::free(p);
@@ -622,7 +759,11 @@ const Entry kEntries[] = {LPC_CUDA_DRIVER_ENTRY_POINTS(LPC_FAKE_ENTRY)};
 
 } // namespace
 
-// The one exported symbol, as in libcuda (the v2 ABI of CUDA 12+). A request
+extern "C" __attribute__((visibility("default"))) LpcFakeCudaCounters *lpc_fake_cuda_counters() {
+  return &gCounters;
+}
+
+// The exported symbol, as in libcuda (the v2 ABI of CUDA 12+). A request
 // must name a version at least the entry point's own, as the runtime does.
 extern "C" __attribute__((visibility("default"))) CUresult
 cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
