@@ -705,6 +705,31 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
     if (!std::isnan(evalAcc))
       fin.add("eval_accuracy", evalAcc);
     fin.add("seconds", secs).add("compile_seconds", compileSeconds);
+    // What a reader needs to label and compare runs without the command
+    // line: the model, the precision policy and recipe, the cost.
+    int64_t params = 0;
+    uint64_t stateBytes = 0;
+    for (auto &[key, slot] : I.stateSlot) {
+      stateBytes += I.state[key].size();
+      if (slot.state == "param")
+        params += slot.numElements();
+    }
+    fin.add("model", I.model.name)
+        .add("policy", opt.mixedPrecision)
+        .add("recipe", opt.recipe)
+        .add("device", opt.device)
+        .add("seed", opt.seed)
+        .add("steps", total)
+        .add("train_loss", lastLoss)
+        .add("skipped_steps", int64_t(skippedTotal))
+        .add("ms_per_step", trained ? 1000 * secs / trained : 0.0)
+        .add("peak_memory_mib", int64_t(ru.ru_maxrss / 1024))
+        .add("step_temporaries_mib",
+             int64_t((step.temporaryBytes() + (1 << 19)) >> 20))
+        .add("parameters", params)
+        .add("state_bytes", stateBytes)
+        .add("state_bytes_per_parameter",
+             params ? double(stateBytes) / double(params) : 0.0);
     if (Error e = log.write(fin))
       return fail(e.message());
     if (Error e = log.close())

@@ -591,6 +591,8 @@ int main(int argc, char **argv) {
     info.params[p.getName().str()] = ref::toRuntimeInit(ref::InitSpec::fromOp(p));
   rt::TrainOptions topt = runOptions();
   topt.mixedPrecision = mixedPrecision;
+  topt.recipe = recipe;
+  topt.device = device;
   topt.lr = lr;
   {
     // Only for the logged lr: read what lpc-autodiff was told.

@@ -129,6 +129,8 @@ struct TrainOptions {
   int64_t syntheticExamples = 8192;
   // Recorded in checkpoints and checked on resume.
   std::string mixedPrecision = "no", pipeline;
+  // The run's summary record names them (lpc-plot labels its curves so).
+  std::string recipe, device = "cpu";
   // For the logged learning rate (what lpc-autodiff was told).
   double lr = 1e-3;
   std::string lrSchedule = "constant";
