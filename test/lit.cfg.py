@@ -81,3 +81,15 @@ config.substitutions.append(("%torch-python", '"%s"' % (torch_python or "python3
 config.substitutions.append(("%lpc-import", '"%s" "%s"' % (
     torch_python or "python3", os.path.join(config.lpc_src_root, "tools", "lpc-import", "lpc_import.py"))))
 config.substitutions.append(("%tools", config.lpc_tools_dir))
+
+# lpc-plot and lpc-compare (tools/lpc-plot) run in the test venv, which holds
+# matplotlib; tests of them say `REQUIRES: matplotlib`.
+try:
+    subprocess.run([lpc_python, "-c", "import matplotlib"], capture_output=True,
+                   check=True, timeout=120)
+    config.available_features.add("matplotlib")
+except (OSError, subprocess.CalledProcessError, subprocess.TimeoutExpired):
+    pass
+for name, script in (("%lpc-plot", "lpc_plot.py"), ("%lpc-compare", "lpc_compare.py")):
+    config.substitutions.append((name, '"%s" "%s"' % (
+        lpc_python, os.path.join(config.lpc_src_root, "tools", "lpc-plot", script))))
