@@ -398,8 +398,7 @@ def build_figure(runs, curves, baseline, dump, max_tensors, panels):
                             gid=_gid("gap-eval", c.label))
                     Dump.add(p, c.label, "eval_gap_percent", exs, eg)
             ax.axhline(0, color=color[baseline.label], linewidth=1)
-            ax.set_title("relative gap of the smoothed loss to %s (%%; dots: eval)"
-                         % baseline.label)
+            ax.set_title("smoothed loss relative to %s, %% (dots: eval)" % baseline.label)
             ax.set_xlabel("step")
             ax.set_ylabel("gap %")
             if len(curves) > 1:
