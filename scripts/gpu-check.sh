@@ -6,10 +6,20 @@
 # runtime, never the compiler):
 #
 #   1. configures and builds the runtime alone (cmake -S runtime),
-#   2. runs its ctest suite (the GPU tests run instead of skipping),
-#   3. runs lpc-cuda-check --driver-selftest --gemm-selftest,
+#   2. prints the driver's CUDA version and the devices, and runs the driver
+#      self-test, then the GEMM self-test (lpc-cuda-check), first: a broken
+#      driver or cuBLASLt shows before anything else spends the time,
+#   3. runs its ctest suite (the GPU tests run instead of skipping),
 #   4. times cuBLASLt GEMMs for a few large shapes in bf16, fp8 (and f16,
 #      tf32) and prints TFLOP/s.
+#
+#   A GPU stage that fails (not one that times out) runs once more with
+#   diagnostics, so that one run yields the cause and not only the symptom:
+#   CUBLASLT_LOG_LEVEL=2 (cuBLASLt logs its calls and errors),
+#   CUDA_LAUNCH_BLOCKING=1 (launches synchronous: a fault is reported by the
+#   launch that caused it), LPC_CUDA_GRAPHS=0 (no CUDA graphs) and
+#   LPC_CUDA_SYNC_OPS=1 (the runtime waits after every op of a step and names
+#   the op that failed). Its log is the stage's with "-diag" added.
 #
 #   5. with the artifacts of scripts/gpu-artifacts.sh (compiled on a machine
 #      with LLVM/MLIR and carried here, default build-gpuart): validates
@@ -28,6 +38,9 @@
 # deadline of 470 s ($LPC_GPU_CHECK_SECONDS), so it stays under 8 minutes.
 # Exit: 0 all passed, 1 a step failed, 2 no NVIDIA driver
 # or GPU (the build and the non-GPU tests still ran).
+# LPC_GPU_CHECK_PREBUILT=1: BUILD_DIR is already built (bin/lpc-cuda-check,
+# bin/lpc-run): no configure, build or ctest (the script's own test runs it
+# so on the fake driver, test/tools/gpu-check-script.test).
 set -u -o pipefail
 
 cd "$(dirname "$0")/.." || exit 1
@@ -73,6 +86,31 @@ step() {
   return $rc
 }
 
+# The diagnostic settings of a rerun (see the top).
+DIAG_ENV=(CUBLASLT_LOG_LEVEL=2 CUDA_LAUNCH_BLOCKING=1 LPC_CUDA_GRAPHS=0 LPC_CUDA_SYNC_OPS=1)
+# gpu_step NAME LIMIT_SECONDS LOG COMMAND...: step, and when it fails (not
+# when it times out) the same command once more with DIAG_ENV, its output
+# in LOG with "-diag" before the extension. Returns the first run's code.
+gpu_step() {
+  local name=$1 limit=$2 log=$3
+  shift 3
+  local rc diag
+  step "$name" "$limit" "$log" "$@"
+  rc=$?
+  if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -ne 137 ]; then
+    diag=${log%.*}-diag.${log##*.}
+    say "  rerunning '$name' with ${DIAG_ENV[*]}"
+    if step "$name (diagnostic rerun)" "$limit" "$diag" env "${DIAG_ENV[@]}" "$@"; then
+      say "  it passes with launches synchronous and graphs off: suspect a missing wait (a race) or graph capture"
+    else
+      # cuBLASLt's own error lines, if it logged any.
+      grep -iE "\[cublasLt\].*\[error\]" "$diag" | head -n 10 | sed 's/^/    /' |
+        tee -a "$SUMMARY"
+    fi
+  fi
+  return $rc
+}
+
 say "gpu-check: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), $(nproc) CPUs"
 if command -v nvidia-smi >/dev/null 2>&1; then
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm \
@@ -94,19 +132,23 @@ if [ ! -f /usr/include/zlib.h ]; then
 fi
 [ -f /usr/include/oneapi/dnnl/dnnl.h ] || ARGS+=(-DLPC_RUNTIME_CPU_GEMM=OFF)
 
-if ! step "configure (cmake ${ARGS[*]})" 60 "$RESULTS/configure.log" cmake "${ARGS[@]}"; then
-  exit 1
-fi
-if ! grep -q "lpc: CUDA runtime with" "$RESULTS/configure.log"; then
-  say "[FAIL] the CUDA toolkit was not found (set CUDA_HOME)"
-  exit 1
-fi
-if ! step "build" 150 "$RESULTS/build.log" cmake --build "$BUILD" -j "$(nproc)"; then
-  exit 1
+PREBUILT=${LPC_GPU_CHECK_PREBUILT:-0}
+if [ "$PREBUILT" != 1 ]; then
+  if ! step "configure (cmake ${ARGS[*]})" 60 "$RESULTS/configure.log" cmake "${ARGS[@]}"; then
+    exit 1
+  fi
+  if ! grep -q "lpc: CUDA runtime with" "$RESULTS/configure.log"; then
+    say "[FAIL] the CUDA toolkit was not found (set CUDA_HOME)"
+    exit 1
+  fi
+  if ! step "build" 150 "$RESULTS/build.log" cmake --build "$BUILD" -j "$(nproc)"; then
+    exit 1
+  fi
 fi
 CHECK=$BUILD/bin/lpc-cuda-check
 
 # Is there a GPU at all? (exit 2: no driver / no device, said in one line)
+# The driver's CUDA version, the devices and cuBLASLt, first of all.
 timeout 30 "$CHECK" >"$RESULTS/devices.log" 2>&1
 rc=$?
 sed 's/^/  /' "$RESULTS/devices.log" | tee -a "$SUMMARY"
@@ -116,12 +158,28 @@ case $rc in
 2) NO_GPU=1 ;;
 *) say "[FAIL] lpc-cuda-check: exit $rc" && STATUS=1 ;;
 esac
+DRIVER=$(sed -nE 's/^NVIDIA driver: (CUDA [0-9.]+).*/\1/p' "$RESULTS/devices.log")
+[ -n "$DRIVER" ] && say "driver version: $DRIVER (cuBLAS 13 needs CUDA 13.0, driver R580 or later)"
 
-step "ctest" 90 "$RESULTS/ctest.log" ctest --test-dir "$BUILD" --timeout 60 --output-on-failure \
-  ${CTEST_EXCLUDE[@]+"${CTEST_EXCLUDE[@]}"} ||
-  STATUS=1
-grep -E "tests passed|tests failed|Skipped|\*\*\*Failed" "$RESULTS/ctest.log" | sed 's/^/  /' |
-  tee -a "$SUMMARY"
+# The driver and GEMM self-tests before anything else, each its own stage
+# (a failure reruns just that one with diagnostics).
+if [ $NO_GPU -eq 0 ]; then
+  gpu_step "lpc-cuda-check --driver-selftest" 60 "$RESULTS/selftest-driver.log" \
+    "$CHECK" --driver-selftest || STATUS=1
+  grep -E "^  (ok|FAIL)|all checks|SOME CHECKS" "$RESULTS/selftest-driver.log" | tee -a "$SUMMARY"
+  gpu_step "lpc-cuda-check --gemm-selftest" 60 "$RESULTS/selftest-gemm.log" \
+    "$CHECK" --gemm-selftest || STATUS=1
+  grep -E "^  (ok|FAIL)|all checks|SOME CHECKS|unusable" "$RESULTS/selftest-gemm.log" |
+    tee -a "$SUMMARY"
+fi
+
+if [ "$PREBUILT" != 1 ]; then
+  step "ctest" 90 "$RESULTS/ctest.log" ctest --test-dir "$BUILD" --timeout 60 --output-on-failure \
+    ${CTEST_EXCLUDE[@]+"${CTEST_EXCLUDE[@]}"} ||
+    STATUS=1
+  grep -E "tests passed|tests failed|Skipped|\*\*\*Failed" "$RESULTS/ctest.log" | sed 's/^/  /' |
+    tee -a "$SUMMARY"
+fi
 
 # The artifacts load and validate without a GPU.
 if [ -d "$ART" ]; then
@@ -137,11 +195,7 @@ if [ $NO_GPU -eq 1 ]; then
   [ $STATUS -eq 0 ] && exit 2 || exit 1
 fi
 
-step "lpc-cuda-check --driver-selftest --gemm-selftest" 60 "$RESULTS/selftest.log" \
-  "$CHECK" --driver-selftest --gemm-selftest || STATUS=1
-grep -E "^  (ok|FAIL)|all checks|SOME CHECKS" "$RESULTS/selftest.log" | tee -a "$SUMMARY"
-
-step "GEMM benchmark" 90 "$RESULTS/bench.txt" "$CHECK" \
+gpu_step "GEMM benchmark" 90 "$RESULTS/bench.txt" "$CHECK" \
   --gemm-bench=4096x4096x4096,8192x2048x8192,8192x8192x8192 \
   --bench-precisions=bf16,fp8-fast,fp8,f16,tf32 --bench-iters=50 || STATUS=1
 grep -vE "^(NVIDIA driver|device [0-9]|cuBLASLt:)" "$RESULTS/bench.txt" | tee -a "$SUMMARY"
@@ -171,7 +225,7 @@ if [ -d "$ART" ]; then
   # The MLP's first 20 steps (synthetic data, seed 0) against the CPU's.
   for p in no bf16 fp16 fp8; do
     [ -f "$ART/mlp-$p.json" ] || continue
-    step "mlp $p: 20 steps vs the CPU" 40 "$RESULTS/mlp-$p-ref.log" \
+    gpu_step "mlp $p: 20 steps vs the CPU" 40 "$RESULTS/mlp-$p-ref.log" \
       "$RUN" "$ART/mlp-$p.json" --device=cuda --data=synthetic --steps=20 \
       --eval-batches=1 --log="$RESULTS/gpu-mlp-$p.jsonl" || { STATUS=1; continue; }
     same_losses "$ART/ref-mlp-$p.jsonl" "$RESULTS/gpu-mlp-$p.jsonl" $p 1 20 \
@@ -182,7 +236,7 @@ if [ -d "$ART" ]; then
   # results (to resume on a CPU: lpc-run examples/mlp.mlir --resume=...).
   for p in no bf16 fp16 fp8; do
     [ -f "$ART/ckpt-mlp-$p/latest.safetensors" ] || continue
-    step "mlp $p: resume the CPU's step-10 checkpoint" 40 "$RESULTS/mlp-$p-resume.log" \
+    gpu_step "mlp $p: resume the CPU's step-10 checkpoint" 40 "$RESULTS/mlp-$p-resume.log" \
       "$RUN" "$ART/mlp-$p.json" --device=cuda --data=synthetic --steps=20 \
       --eval-batches=1 --resume="$ART/ckpt-mlp-$p/latest.safetensors" \
       --checkpoint-dir="$RESULTS/gpu-ckpt-mlp-$p" --checkpoint-every=20 \
@@ -193,7 +247,7 @@ if [ -d "$ART" ]; then
   # One Fashion-MNIST epoch per precision: accuracy and step time.
   for p in no bf16 fp16 fp8; do
     [ -f "$ART/mlp-$p.json" ] || continue
-    if step "mlp $p: one epoch" 60 "$RESULTS/mlp-$p-epoch.log" \
+    if gpu_step "mlp $p: one epoch" 60 "$RESULTS/mlp-$p-epoch.log" \
       "$RUN" "$ART/mlp-$p.json" --device=cuda --data-dir="$ART/fashion-mnist" --print-every=100; then
       grep -E "^lpc-run: [0-9]+ steps|^final train loss" "$RESULTS/mlp-$p-epoch.log" |
         sed "s/^/  mlp $p: /" | tee -a "$SUMMARY"
@@ -205,7 +259,7 @@ if [ -d "$ART" ]; then
   declare -A MS
   for p in bf16 fp8; do
     [ -f "$ART/gpt-block-$p.json" ] || continue
-    if step "gpt block $p: 20 steps" 100 "$RESULTS/gpt-$p.log" \
+    if gpu_step "gpt block $p: 20 steps" 100 "$RESULTS/gpt-$p.log" \
       "$RUN" "$ART/gpt-block-$p.json" --device=cuda --data=text:README.md --steps=20 \
       --eval-batches=1 --print-every=5; then
       grep -E "^lpc-run: [0-9]+ steps" "$RESULTS/gpt-$p.log" | sed "s/^/  gpt $p: /" |

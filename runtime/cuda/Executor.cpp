@@ -3,6 +3,7 @@
 #include "lpc/Runtime/CudaArtifact.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <tuple>
@@ -42,6 +43,8 @@ CudaFunction::create(Device &device, const ArtifactFunction &function,
     return e;
   std::unique_ptr<CudaFunction> fn(
       new CudaFunction(device, function, std::move(gemm), source));
+  const char *syncOps = std::getenv("LPC_CUDA_SYNC_OPS");
+  fn->syncOps_ = syncOps && std::string(syncOps) == "1";
   const ArtifactFunction &f = fn->function_; // the copy the launches point into
   std::string where = source + ": function '" + f.name + "'";
   for (const ArtifactOp &op : f.ops)
@@ -196,6 +199,8 @@ Error CudaFunction::queueOps(const std::vector<CUdeviceptr> &args,
       e = device_.copyDeviceToDevice(address(c.dst), address(c.src),
                                      size_t(c.src.numElements()) * c.src.elemBytes);
     }
+    if (!e && syncOps_ && !capturing_)
+      e = device_.synchronize().withContext("waiting after the op (LPC_CUDA_SYNC_OPS=1)");
     if (e)
       return opError(i, e);
   }
@@ -300,8 +305,10 @@ Error CudaFunction::captureGraph() {
                                "run's pointers)");
   if (graphFor(lastArgs_, lastResults_))
     return Error::success();
+  capturing_ = true;
   Expected<Graph> g =
       Graph::capture(device_, [&] { return queueOps(lastArgs_, lastResults_); });
+  capturing_ = false;
   if (!g)
     return g.error().withContext(where);
   if (graphs_.size() == kMaxGraphs)

@@ -1081,10 +1081,21 @@ int main(int argc, char **argv) {
                 gib(info->totalMemory).c_str(), info->multiprocessors, info->clockKHz / 1000);
   }
   Expected<const CublasLt *> lt = loadCublasLt();
-  if (lt)
+  if (lt) {
     std::printf("cuBLASLt: %zu (%s)\n", cublasLtVersion(**lt), cublasLtPath(**lt).c_str());
-  else
+    if (Error e = checkCublasLtDriver(cublasLtVersion(**lt), drv.version()))
+      std::printf("cuBLASLt: unusable with this driver: %s\n", e.message().c_str());
+  } else
     std::printf("cuBLASLt: unavailable: %s\n", lt.error().message().c_str());
+  // Settings that change how the work runs (gpu-check.sh's diagnostic
+  // reruns), so that a log says which run it is.
+  std::string settings;
+  for (const char *name :
+       {"CUDA_LAUNCH_BLOCKING", "CUBLASLT_LOG_LEVEL", "LPC_CUDA_GRAPHS", "LPC_CUDA_SYNC_OPS"})
+    if (const char *v = std::getenv(name))
+      settings += std::string(" ") + name + "=" + v;
+  if (!settings.empty())
+    std::printf("settings:%s\n", settings.c_str());
   std::fflush(stdout);
 
   if (!opt.driverSelftest && !opt.gemmSelftest && !opt.bench)

@@ -220,7 +220,8 @@ public:
   const ArtifactFunction &function() const { return function_; }
   CUdeviceptr arena() const { return arena_.get(); }
 
-  /// Queues every op on the device's stream (returns without waiting).
+  /// Queues every op on the device's stream (returns without waiting;
+  /// with LPC_CUDA_SYNC_OPS=1 it waits after each, to name a faulting op).
   /// One device block per argument and result, each of at least the slot's
   /// byteSize(). After captureGraph(), a call with the captured pointers
   /// replays the graph instead.
@@ -272,6 +273,9 @@ private:
   DeviceBuffer arena_;
   std::vector<CUdeviceptr> lastArgs_, lastResults_;
   bool ran_ = false;
+  // LPC_CUDA_SYNC_OPS=1: wait after every op (outside graph capture), so a
+  // fault is reported by the op that caused it (scripts/gpu-check.sh).
+  bool syncOps_ = false, capturing_ = false;
   struct CapturedGraph {
     std::vector<CUdeviceptr> args, results;
     Graph graph;

@@ -18,6 +18,7 @@
 #include "FakeDriverCounters.h"
 #include "TestKernels.h"
 
+#include <cstdlib>
 #include <dlfcn.h>
 
 using namespace lpc::rt;
@@ -85,6 +86,19 @@ struct FakeSteps {
   LpcFakeCudaCounters *counters = nullptr;
 };
 
+/// The counters of the fake driver, once Driver::load has loaded it.
+LpcFakeCudaCounters *fakeCounters() {
+  void *handle = ::dlopen(LPC_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_NOLOAD);
+  CHECK(handle != nullptr);
+  if (!handle)
+    return nullptr;
+  auto counters =
+      reinterpret_cast<LpcFakeCudaCountersFn>(::dlsym(handle, kLpcFakeCudaCountersSymbol));
+  ::dlclose(handle);
+  CHECK(counters != nullptr);
+  return counters ? counters() : nullptr;
+}
+
 FakeSteps openFakeSteps() {
   FakeSteps f;
   Expected<std::unique_ptr<Driver>> d = Driver::load(LPC_FAKE_CUDA_DRIVER);
@@ -92,18 +106,9 @@ FakeSteps openFakeSteps() {
   if (!d)
     return f;
   f.driver = d.take();
-  // The fake is loaded: this finds it, and its counters.
-  void *handle = ::dlopen(LPC_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_NOLOAD);
-  CHECK(handle != nullptr);
-  if (!handle)
+  f.counters = fakeCounters();
+  if (!f.counters)
     return f;
-  auto counters =
-      reinterpret_cast<LpcFakeCudaCountersFn>(::dlsym(handle, kLpcFakeCudaCountersSymbol));
-  ::dlclose(handle);
-  CHECK(counters != nullptr);
-  if (!counters)
-    return f;
-  f.counters = counters();
   Expected<std::unique_ptr<Device>> dev = Device::open(*f.driver, 0);
   CHECK_OK(dev);
   if (!dev)
@@ -309,6 +314,47 @@ TEST(cuda_train, dynamic_shared_memory_on_the_device) {
   CHECK_ERR(CudaFunction::create(device, huge.functions[0], nullptr, "shift.json"),
             "shift.json: function 'shift_train_step', op 0 (launch lpc_fake_affine_2d): 0 bytes "
             "of static and 245760 of dynamic shared memory exceed the device's 232448 per block");
+}
+
+// LPC_CUDA_SYNC_OPS=1 (gpu-check.sh's reruns): a wait after every op, so
+// that a fault is reported by the op that caused it.
+TEST(cuda_train, sync_ops_waits_after_each_op) {
+  Expected<std::unique_ptr<Driver>> d = Driver::load(LPC_FAKE_CUDA_DRIVER);
+  CHECK_OK(d);
+  LpcFakeCudaCounters *counters = d ? fakeCounters() : nullptr;
+  if (!counters)
+    return;
+  Expected<std::unique_ptr<Device>> dev = Device::open(**d, 0);
+  CHECK_OK(dev);
+  Artifact art = shiftArtifact();
+  if (!dev || art.functions.empty())
+    return;
+  Device &device = **dev;
+  std::vector<DeviceBuffer> blocks;
+  std::vector<CUdeviceptr> a, r;
+  for (const ArtifactSlot &s : art.functions[0].args) {
+    blocks.push_back(device.allocate(s.byteSize()).take());
+    a.push_back(blocks.back().get());
+  }
+  for (const ArtifactSlot &s : art.functions[0].results) {
+    blocks.push_back(device.allocate(std::max<size_t>(s.byteSize(), 1)).take());
+    r.push_back(blocks.back().get());
+  }
+  for (bool sync : {false, true}) {
+    ::setenv("LPC_CUDA_SYNC_OPS", sync ? "1" : "0", 1);
+    Expected<std::unique_ptr<CudaFunction>> fn =
+        CudaFunction::create(device, art.functions[0], nullptr, "shift.json");
+    ::unsetenv("LPC_CUDA_SYNC_OPS");
+    CHECK_OK(fn);
+    if (!fn)
+      return;
+    LpcFakeCudaCounters before = *counters;
+    CHECK_OK((*fn)->run(a, r));
+    CHECK_EQ(counters->streamSyncs - before.streamSyncs, uint64_t(sync ? 3 : 0));
+    // Captured work never waits (it does not run when queued).
+    CHECK_OK((*fn)->captureGraph());
+    CHECK_EQ(counters->streamSyncs - before.streamSyncs, uint64_t(sync ? 3 : 0));
+  }
 }
 
 TEST(cuda_train, cublaslt_needs_a_new_enough_driver) {
