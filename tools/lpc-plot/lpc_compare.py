@@ -6,9 +6,9 @@ write one report to choose a precision by.
         --seeds=0,1,2 --data=text:README.md --steps=1500 \\
         --autodiff="lr-schedule=cosine warmup-steps=100" --eval-every=100
 
-Every run is the same lpc-run command (the model, the data, the seed, the
-flags this driver does not know are passed on unchanged) but for
---mixed-precision. In --out-dir:
+Every run is the same lpc-run command (the model, the data, the flags this
+driver does not know are passed on unchanged) but for --mixed-precision and
+--seed. In --out-dir:
   runs/POLICY-seedS.jsonl   each run's metrics (lpc-run --log)
   runs/POLICY-seedS.out     its output; runs/POLICY-seedS.cmd its command
   comparison.png            lpc-plot's figure (seeds averaged, min-max band)
@@ -133,6 +133,7 @@ def report_md(title, command, rows, runs, baseline, image):
 def main(argv=None):
     ap = argparse.ArgumentParser(
         prog="lpc-compare", description=__doc__.split("\n\n")[0],
+        allow_abbrev=False,  # --seed=1 must not pass for --seeds=1
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="\n".join(__doc__.split("\n")[2:]) +
         "\nAny other --flag=value goes to lpc-run unchanged.")

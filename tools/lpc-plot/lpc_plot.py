@@ -680,7 +680,7 @@ def plot(paths, out, baseline=None, group_seeds=False, smooth=0, dump_path=None,
 
 def main(argv=None):
     ap = argparse.ArgumentParser(
-        prog="lpc-plot", description=__doc__.split("\n\n")[0],
+        prog="lpc-plot", description=__doc__.split("\n\n")[0], allow_abbrev=False,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="\n".join(__doc__.split("\n")[2:]))
     ap.add_argument("runs", nargs="+", metavar="RUN.jsonl", help="lpc-run --log files")
