@@ -208,7 +208,8 @@ def cmd_examples(args):
 #   cuda-toolkit  the CUDA toolkit at build time (it compiles for a GPU; no GPU needed)
 SCALE = 25
 #   torch         PyTorch in .venv-torch (scripts/lpc import; run-blocks --torch-python)
-TAGS = {"cuda-toolkit", "torch"}
+#   plot          matplotlib in .venv (scripts/lpc plot; run-blocks --venv-python)
+TAGS = {"cuda-toolkit", "torch", "plot"}
 FENCE = re.compile(r"^```sh runnable((?:[ \t]+[\w-]+)*)[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
 
 
@@ -230,10 +231,13 @@ def cmd_run_blocks(args):
     if given - TAGS:
         die(f"unknown tag(s) {', '.join(sorted(given - TAGS))} (known: {', '.join(sorted(TAGS))})")
     failed, count, skipped = [], 0, 0
-    venv = None
-    if args.torch_python:  # the venv of the interpreter CMake was given
-        venv = os.path.dirname(os.path.dirname(os.path.abspath(args.torch_python)))
-        env["LPC_TORCH_VENV"] = venv
+    # The venvs scripts/lpc uses (the interpreters CMake was given).
+    venvs = {}
+    for name, python, var in ((".venv-torch", args.torch_python, "LPC_TORCH_VENV"),
+                              (".venv", args.venv_python, "LPC_VENV")):
+        if python:
+            venvs[name] = os.path.dirname(os.path.dirname(os.path.abspath(python)))
+            env[var] = venvs[name]
     for md in args.files:
         found = FENCE.findall(open(md).read())
         if not found:
@@ -258,8 +262,8 @@ def cmd_run_blocks(args):
             os.symlink(tools, os.path.join(tmp, "build", "bin"))
             for d in ("scripts", "tools"):  # scripts/lpc import
                 os.symlink(os.path.join(SRC, d), os.path.join(tmp, d))
-            if venv:
-                os.symlink(venv, os.path.join(tmp, ".venv-torch"))
+            for name, venv in venvs.items():
+                os.symlink(venv, os.path.join(tmp, name))
             for i, block in enumerate(blocks):
                 count += 1
                 script = shrink(block)
@@ -297,6 +301,7 @@ def main():
     s.add_argument("--tags", help="comma-separated tags whose blocks may run (e.g. cuda-toolkit)")
     s.add_argument("--only-tagged", action="store_true", help="run only blocks that have a tag")
     s.add_argument("--torch-python", help="the Python of .venv-torch (for blocks tagged torch)")
+    s.add_argument("--venv-python", help="the Python of .venv (for blocks tagged plot)")
     s.add_argument("--verbose", action="store_true")
     args = p.parse_args()
     {"generate": cmd_generate, "check": cmd_check, "examples": cmd_examples,
