@@ -121,6 +121,8 @@ def generate(args, out_dir):
     for name, td, flags in TBLGEN_DOCS:
         text = run([tblgen] + flags + ["-I", os.path.join(args.src, "include"), "-I", inc,
                                        os.path.join(args.src, td)])
+        # [TOC] is a marker of MLIR's website generator; GitHub prints it as text.
+        text = "".join(l for l in text.splitlines(keepends=True) if l.strip() != "[TOC]")
         with open(os.path.join(out_dir, name), "w") as f:
             f.write(text)
     with open(os.path.join(out_dir, PIPELINES), "w") as f:
