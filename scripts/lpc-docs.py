@@ -239,6 +239,10 @@ def cmd_run_blocks(args):
                               (".venv", args.venv_python, "LPC_VENV")):
         if python:
             venvs[name] = os.path.dirname(os.path.dirname(os.path.abspath(python)))
+            # scripts/lpc installs into $var: never point it at a system prefix.
+            if not os.path.exists(os.path.join(venvs[name], "pyvenv.cfg")):
+                die(f"{python} is not the Python of a venv (no pyvenv.cfg in {venvs[name]}); "
+                    f"blocks that use {name} need the one scripts/lpc makes")
             env[var] = venvs[name]
     for md in args.files:
         found = FENCE.findall(open(md).read())
