@@ -6,12 +6,17 @@
 #include "lpc/Runtime/Json.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <set>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef LPC_RUNTIME_HAVE_ZLIB
+#include <zlib.h>
+#endif
 
 namespace lpc {
 namespace rt {
@@ -186,6 +191,72 @@ const SafetensorsEntry *SafetensorsHeader::find(const std::string &name) const {
     if (e.name == name)
       return &e;
   return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Checksums
+//===----------------------------------------------------------------------===//
+
+uint32_t crc32Of(const void *data, size_t size) {
+  const auto *p = static_cast<const uint8_t *>(data);
+#ifdef LPC_RUNTIME_HAVE_ZLIB
+  uLong crc = ::crc32(0L, Z_NULL, 0);
+  while (size > 0) { // zlib takes 32-bit lengths
+    uInt n = static_cast<uInt>(std::min<size_t>(size, 1u << 30));
+    crc = ::crc32(crc, p, n);
+    p += n;
+    size -= n;
+  }
+  return static_cast<uint32_t>(crc);
+#else
+  // A runtime built without zlib computes the same CRC-32 (reflected
+  // polynomial 0xEDB88320), so its files verify everywhere.
+  static const auto table = [] {
+    std::array<uint32_t, 256> t{};
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k)
+        c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[i] = c;
+    }
+    return t;
+  }();
+  uint32_t c = 0xFFFFFFFFu;
+  for (size_t i = 0; i < size; ++i)
+    c = table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+#endif
+}
+
+namespace {
+std::string hex8(uint32_t v) {
+  char buf[9];
+  std::snprintf(buf, sizeof buf, "%08x", v);
+  return buf;
+}
+
+/// The recorded checksum of `name` (if any) against its bytes.
+Error verifyTensor(const SafetensorsHeader &header, const std::string &name,
+                   const uint8_t *bytes, size_t size, const std::string &source,
+                   size_t &verified) {
+  auto it = header.crc32.find(name);
+  if (it == header.crc32.end())
+    return Error::success();
+  uint32_t got = crc32Of(bytes, size);
+  if (got != it->second)
+    return makeError(source, "tensor " + quoted(name) +
+                                 " is damaged: its bytes have crc32 " + hex8(got) +
+                                 ", the header records " + hex8(it->second) +
+                                 " (the file changed after it was written)");
+  ++verified;
+  return Error::success();
+}
+} // namespace
+
+Metadata withChecksums(const std::vector<TensorView> &tensors, Metadata metadata) {
+  for (const TensorView &t : tensors)
+    metadata[kCrc32Prefix + t.name] = hex8(crc32Of(t.data, t.size));
+  return metadata;
 }
 
 //===----------------------------------------------------------------------===//
@@ -369,6 +440,27 @@ Expected<SafetensorsHeader> parseSafetensorsHeader(const std::string &json, uint
                                  std::to_string(pos) + ")");
   std::sort(header.entries.begin(), header.entries.end(),
             [](const SafetensorsEntry &a, const SafetensorsEntry &b) { return a.name < b.name; });
+
+  // Checksums move from the metadata to `crc32`; each must name a tensor.
+  for (auto it = header.metadata.begin(); it != header.metadata.end();) {
+    const std::string &key = it->first;
+    if (key.rfind(kCrc32Prefix, 0) != 0) {
+      ++it;
+      continue;
+    }
+    std::string name = key.substr(std::strlen(kCrc32Prefix));
+    const std::string &v = it->second;
+    bool hex = v.size() == 8 && std::all_of(v.begin(), v.end(), [](char c) {
+                 return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+               });
+    if (!hex)
+      return makeError(source, "metadata entry " + quoted(key) + " is " + jsonQuote(v) +
+                                   ", not a crc32 of 8 lowercase hex digits");
+    if (!header.find(name))
+      return makeError(source, "metadata entry " + quoted(key) + " names no tensor of the file");
+    header.crc32[name] = static_cast<uint32_t>(std::stoul(v, nullptr, 16));
+    it = header.metadata.erase(it);
+  }
   return header;
 }
 
@@ -467,6 +559,9 @@ Expected<SafetensorsFile> readSafetensors(const std::string &path) {
     t.bytes.resize(static_cast<size_t>(e.end - e.begin));
     if (Error err = preadAll(f.fd, t.bytes.data(), t.bytes.size(), base + e.begin, path))
       return err;
+    if (Error err = verifyTensor(*header, e.name, t.bytes.data(), t.bytes.size(), path,
+                                 file.verifiedTensors))
+      return err;
     file.tensors.emplace(e.name, std::move(t));
   }
   return file;
@@ -484,9 +579,13 @@ Expected<SafetensorsFile> decodeSafetensors(const uint8_t *data, size_t size,
   SafetensorsFile file;
   file.metadata = std::move(header->metadata);
   const uint8_t *buffer = data + 8 + *n;
-  for (const SafetensorsEntry &e : header->entries)
+  for (const SafetensorsEntry &e : header->entries) {
+    if (Error err = verifyTensor(*header, e.name, buffer + e.begin, e.end - e.begin, source,
+                                 file.verifiedTensors))
+      return err;
     file.tensors.emplace(e.name, Tensor(e.dtype, e.shape,
                                         std::vector<uint8_t>(buffer + e.begin, buffer + e.end)));
+  }
   return file;
 }
 

@@ -189,11 +189,18 @@ Expected<InitWeights> loadInitWeights(const std::string &path,
     return file.takeError();
   InitWeights w;
   w.metadata = file->metadata;
+  // A checkpoint of lpc-run (any precision policy) holds the parameters as
+  // "param/NAME" next to optimizer and precision state.
+  w.fromCheckpoint = w.metadata.count("model") && w.metadata.count("step") &&
+                     w.metadata.count("mixed_precision");
+  const std::string prefix = w.fromCheckpoint ? "param/" : "";
   std::vector<std::string> problems;
   for (const ParamSpec &p : params) {
-    auto it = file->tensors.find(p.name);
+    auto it = file->tensors.find(prefix + p.name);
     if (it == file->tensors.end()) {
-      problems.push_back("no tensor for parameter '" + p.name + "' " + shapeString(p.shape));
+      problems.push_back("no tensor for parameter '" + p.name + "' " + shapeString(p.shape) +
+                         (w.fromCheckpoint ? " (an lpc-run checkpoint: '" + prefix + p.name + "')"
+                                           : std::string()));
       continue;
     }
     const Tensor &t = it->second;
@@ -212,9 +219,10 @@ Expected<InitWeights> loadInitWeights(const std::string &path,
   }
   if (!problems.empty())
     return Error::make(listProblems(path, problems));
-  for (auto &[name, t] : file->tensors)
-    if (!w.params.count(name))
-      w.extra.emplace(name, std::move(t));
+  if (!w.fromCheckpoint)
+    for (auto &[name, t] : file->tensors)
+      if (!w.params.count(name))
+        w.extra.emplace(name, std::move(t));
   // An alias must name a parameter (or its entry would be written stale).
   for (const auto &[key, target] : w.metadata)
     if (key.rfind(kAliasPrefix, 0) == 0 && !w.params.count(target))
@@ -249,7 +257,7 @@ Error saveWeights(const std::string &path,
       if (key.rfind(kAliasPrefix, 0) == 0)
         md[key] = value;
   }
-  return writeSafetensors(path, views, md);
+  return writeSafetensors(path, views, withChecksums(views, md));
 }
 
 } // namespace rt

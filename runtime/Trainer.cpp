@@ -3,6 +3,7 @@
 #include "lpc/Runtime/Trainer.h"
 
 #include "lpc/Runtime/HostFloat.h"
+#include "lpc/Runtime/Json.h"
 #include "lpc/Runtime/Metrics.h"
 #include "lpc/Runtime/Safetensors.h"
 
@@ -13,6 +14,9 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <dirent.h>
+#include <optional>
+#include <set>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -291,6 +295,13 @@ Error Trainer::Impl::initState(const std::vector<Slot> &args) {
     if (!w)
       return Error::make("--init: " + w.error().message());
     initWeights = std::move(*w);
+    if (initWeights->fromCheckpoint)
+      std::fprintf(stderr,
+                   "lpc-run: --init: the parameters of %s (a checkpoint of "
+                   "'%s' precision at step %s); optimizer and precision "
+                   "state start fresh\n",
+                   opt.init.c_str(), initWeights->metadata["mixed_precision"].c_str(),
+                   initWeights->metadata["step"].c_str());
   }
   for (const Slot &s : args) {
     if (!s.input.empty())
@@ -332,34 +343,113 @@ Error Trainer::Impl::initState(const std::vector<Slot> &args) {
   return Error::success();
 }
 
+/// State that belongs to a precision policy rather than to the model and its
+/// optimizer: FP8 scales and amax histories, the loss scaler's state. A
+/// checkpoint moved to another policy starts these fresh.
+static bool isPolicyState(const std::string &kind) {
+  return kind.rfind("fp8_", 0) == 0 || kind.rfind("loss_scale", 0) == 0;
+}
+
+static std::string kindOfKey(const std::string &key) {
+  return key.substr(0, key.find('/'));
+}
+
+/// step-S.safetensors files of `dir`, newest (highest S) first.
+static std::vector<std::pair<int64_t, std::string>>
+olderCheckpoints(const std::string &dir) {
+  std::vector<std::pair<int64_t, std::string>> found;
+  if (DIR *d = ::opendir(dir.c_str())) {
+    while (struct dirent *e = ::readdir(d)) {
+      std::string n = e->d_name;
+      const std::string pre = "step-", suf = ".safetensors";
+      if (n.size() <= pre.size() + suf.size() || n.rfind(pre, 0) != 0 ||
+          n.compare(n.size() - suf.size(), suf.size(), suf) != 0)
+        continue;
+      std::string digits = n.substr(pre.size(), n.size() - pre.size() - suf.size());
+      if (digits.empty() || digits.size() > 18 ||
+          digits.find_first_not_of("0123456789") != std::string::npos)
+        continue;
+      found.push_back({std::stoll(digits), dir + "/" + n});
+    }
+    ::closedir(d);
+  }
+  std::sort(found.begin(), found.end(),
+            [](const auto &a, const auto &b) { return a.first > b.first; });
+  return found;
+}
+
 Error Trainer::Impl::resume(int64_t &startStep) {
-  std::string path = opt.resume == "latest"
-                         ? checkpointPath("latest.safetensors")
-                         : opt.resume;
-  std::vector<TensorSpec> specs;
-  for (auto &[k, s] : stateSlot)
-    specs.push_back({k, s.dtype, s.shape});
-  auto file = readSafetensors(path);
+  // --resume=latest: the newest checkpoint that reads back intact (every
+  // recorded crc32 matches); a damaged one is skipped with a warning.
+  std::vector<std::string> candidates;
+  if (opt.resume == "latest") {
+    candidates.push_back(checkpointPath("latest.safetensors"));
+    for (auto &[step, path] : olderCheckpoints(opt.checkpointDir))
+      candidates.push_back(path);
+  } else {
+    candidates.push_back(opt.resume);
+  }
+  std::optional<SafetensorsFile> file;
+  std::string path, failures;
+  for (const std::string &c : candidates) {
+    auto f = readSafetensors(c);
+    if (f) {
+      file = std::move(*f);
+      path = c;
+      break;
+    }
+    if (opt.resume != "latest")
+      return f.error();
+    if (::access(c.c_str(), F_OK) != 0 && c == candidates.front()) {
+      failures += "\n  " + c + ": missing";
+      continue;
+    }
+    std::fprintf(stderr, "lpc-run: warning: %s; trying an older checkpoint\n",
+                 f.error().message().c_str());
+    failures += "\n  " + f.error().message();
+  }
   if (!file)
-    return file.error();
-  auto header = readSafetensorsHeader(path);
-  if (!header)
-    return header.error();
-  if (Error e = checkTensors(*header, specs, path))
-    return Error::make(e.message() + " (another model or precision?)");
+    return Error::make("--resume=latest: no intact checkpoint in " +
+                       opt.checkpointDir + ":" + failures);
+  if (!failures.empty() && path != candidates.front())
+    std::fprintf(stderr, "lpc-run: warning: resuming from the older %s\n",
+                 path.c_str());
   auto meta = [&](const char *k) {
     auto it = file->metadata.find(k);
     return it == file->metadata.end() ? std::string() : it->second;
   };
-  if (meta("model") != model.name ||
-      meta("mixed_precision") != opt.mixedPrecision)
+  if (meta("model") != model.name)
     return Error::make(path + ": checkpoint of model '" + meta("model") +
-                       "' in '" + meta("mixed_precision") +
-                       "' precision, not '" + model.name + "' in '" +
-                       opt.mixedPrecision + "'");
-  for (auto &[k, t] : file->tensors)
-    std::memcpy(state[k].data(), t.bytes.data(), t.bytes.size());
-  startStep = std::stoll(meta("step"));
+                       "', not '" + model.name + "'");
+  // Another policy (bf16 warm-up then fp8, an fp8 run moved to bf16): the
+  // parameters and the optimizer state carry over, the new policy's own
+  // state starts from its initial values.
+  std::string from = meta("mixed_precision");
+  bool crossPolicy = from != opt.mixedPrecision;
+  SafetensorsHeader header;
+  for (auto &[k, t] : file->tensors) {
+    if (crossPolicy && isPolicyState(kindOfKey(k)))
+      continue;
+    header.entries.push_back({k, t.dtype, t.shape, 0, 0});
+  }
+  std::vector<TensorSpec> specs;
+  for (auto &[k, s] : stateSlot)
+    if (!crossPolicy || !isPolicyState(s.state))
+      specs.push_back({k, s.dtype, s.shape});
+  if (Error e = checkTensors(header, specs, path))
+    return Error::make(e.message() + (crossPolicy ? " (from '" + from +
+                                                        "' to '" + opt.mixedPrecision +
+                                                        "' precision)"
+                                                  : std::string(" (another model?)")));
+  for (const SafetensorsEntry &e : header.entries) {
+    const Tensor &t = file->tensors.at(e.name);
+    std::memcpy(state[e.name].data(), t.bytes.data(), t.bytes.size());
+  }
+  std::optional<int64_t> step = parseInt64(meta("step"));
+  if (!step || *step < 0)
+    return Error::make(path + ": metadata 'step' is '" + meta("step") +
+                       "', not a step count");
+  startStep = *step;
   Error e = iter ? iter->restore(meta("data_position"))
             : tensorBatches ? tensorBatches->restore(meta("data_position"))
                             : sampler->restore(meta("data_position"));
@@ -367,6 +457,24 @@ Error Trainer::Impl::resume(int64_t &startStep) {
     return Error::make(path + ": " + e.message());
   std::fprintf(stderr, "lpc-run: resumed from %s at step %lld\n", path.c_str(),
                (long long)startStep);
+  if (file->verifiedTensors == 0)
+    std::fprintf(stderr, "lpc-run: note: %s records no checksums (an older "
+                         "lpc wrote it); its tensors were not verified\n",
+                 path.c_str());
+  if (crossPolicy) {
+    std::set<std::string> fresh;
+    for (auto &[k, s] : stateSlot)
+      if (isPolicyState(s.state))
+        fresh.insert(s.state);
+    std::string freshList;
+    for (const std::string &f : fresh)
+      freshList += (freshList.empty() ? "" : ", ") + f;
+    std::fprintf(stderr,
+                 "lpc-run: the checkpoint is '%s' precision, this run '%s': "
+                 "parameters and optimizer state carried over%s%s\n",
+                 from.c_str(), opt.mixedPrecision.c_str(),
+                 fresh.empty() ? "" : "; fresh: ", freshList.c_str());
+  }
   return Error::success();
 }
 
@@ -386,7 +494,37 @@ Error Trainer::Impl::writeCheckpoint(int64_t stepDone) {
               {"seed", std::to_string(opt.seed)},
               {"data_position", dataPosition()},
               {"pipeline", opt.pipeline}};
-  return writeSafetensors(checkpointPath("latest.safetensors"), views, md);
+  std::string latest = checkpointPath("latest.safetensors");
+  if (opt.keepCheckpoints > 1) {
+    // The checkpoint about to be replaced stays as step-S.safetensors: a
+    // hard link to it, so the atomic rename below leaves it intact and
+    // nothing is copied.
+    if (auto h = readSafetensorsHeader(latest)) {
+      auto it = h->metadata.find("step");
+      std::optional<int64_t> s =
+          it == h->metadata.end() ? std::nullopt : parseInt64(it->second);
+      if (s && *s != stepDone) {
+        std::string keep = checkpointPath("step-" + std::to_string(*s) + ".safetensors");
+        ::unlink(keep.c_str());
+        if (::link(latest.c_str(), keep.c_str()) != 0)
+          std::fprintf(stderr, "lpc-run: warning: cannot keep %s as %s: %s\n",
+                       latest.c_str(), keep.c_str(), std::strerror(errno));
+      }
+    }
+  }
+  if (Error e = writeSafetensors(latest, views, withChecksums(views, md)))
+    return e;
+  // Prune: the newest keep-1 step-S files stay (none with keep=1).
+  // A step-S at or past this step is from a run this one resumed before.
+  int64_t kept = 1;
+  for (auto &[s, path] : olderCheckpoints(opt.checkpointDir)) {
+    if (s < stepDone && kept < opt.keepCheckpoints) {
+      ++kept;
+      continue;
+    }
+    ::unlink(path.c_str());
+  }
+  return Error::success();
 }
 
 /// Mean loss and accuracy over the held-out data.

@@ -329,3 +329,78 @@ TEST(safetensors, check_tensors) {
   CHECK_ERR(checkTensors(*h, {{"fc.weight", DType::F32, {2, 3}}}, path),
             "unexpected tensor 'fc.bias'");
 }
+
+TEST(safetensors, checksums) {
+  // CRC-32's check value (zlib's, and the fallback's without zlib).
+  const char check[] = "123456789";
+  CHECK_EQ(crc32Of(check, 9), uint32_t(0xCBF43926));
+  CHECK_EQ(crc32Of(nullptr, 0), uint32_t(0));
+
+  std::vector<float> w = {1.5f, -2.0f, 3.25f, 0.0f, 7.0f, -0.5f};
+  std::vector<int64_t> step = {42};
+  std::vector<TensorView> views = {{"param/w", DType::F32, {2, 3}, w.data(), 24},
+                                   {"step", DType::I64, {}, step.data(), 8},
+                                   {"empty", DType::F32, {0}, nullptr, 0}};
+  Metadata md = withChecksums(views, {{"model", "mlp"}});
+  CHECK_EQ(md.size(), size_t(4));
+  CHECK_EQ(md.at("crc32:param/w"), [&] {
+    char buf[9];
+    std::snprintf(buf, sizeof buf, "%08x", crc32Of(w.data(), 24));
+    return std::string(buf);
+  }());
+  std::string path = tmp("crc.safetensors");
+  CHECK_OK(writeSafetensors(path, views, md));
+  Expected<SafetensorsFile> back = readSafetensors(path);
+  CHECK_OK(back);
+  if (back) {
+    CHECK_EQ(back->verifiedTensors, size_t(3));
+    // The checksums are the reader's business, not the caller's metadata.
+    CHECK(back->metadata == (Metadata{{"model", "mlp"}}));
+  }
+  Expected<SafetensorsHeader> h = readSafetensorsHeader(path);
+  CHECK_OK(h);
+  if (h)
+    CHECK_EQ(h->crc32.size(), size_t(3));
+
+  // One flipped bit in a tensor's bytes: refused by both readers, naming it.
+  std::vector<uint8_t> bytes = readBytes(path);
+  std::vector<uint8_t> flipped = bytes;
+  flipped[flipped.size() - 10] ^= 0x04; // inside param/w (the last 24 bytes; I64 first)
+  writeBytes(tmp("flipped.safetensors"), flipped);
+  CHECK_ERR(readSafetensors(tmp("flipped.safetensors")),
+            "flipped.safetensors: tensor 'param/w' is damaged: its bytes have crc32",
+            "the header records");
+  CHECK_ERR(decodeSafetensors(flipped.data(), flipped.size(), "mem"),
+            "mem: tensor 'param/w' is damaged");
+  // The header alone is still readable (the damage is in the data).
+  CHECK_OK(readSafetensorsHeader(tmp("flipped.safetensors")));
+
+  // Ill-formed checksum entries.
+  std::string t = "\"a\":{\"dtype\":\"I32\",\"shape\":[1],\"data_offsets\":[0,4]}";
+  auto header = [&](const std::string &meta) {
+    std::string h = "{\"__metadata__\":{" + meta + "}," + t + "}";
+    return rawSafetensors(h, 4);
+  };
+  std::vector<uint8_t> ok = header("\"crc32:a\":\"" + [&] {
+    uint8_t b[4] = {0, 1, 2, 3};
+    char buf[9];
+    std::snprintf(buf, sizeof buf, "%08x", crc32Of(b, 4));
+    return std::string(buf);
+  }() + "\"");
+  Expected<SafetensorsFile> okf = decodeSafetensors(ok.data(), ok.size(), "ok");
+  CHECK_OK(okf);
+  if (okf)
+    CHECK_EQ(okf->verifiedTensors, size_t(1));
+  std::vector<uint8_t> bad = header("\"crc32:a\":\"XYZ\"");
+  CHECK_ERR(decodeSafetensors(bad.data(), bad.size(), "bad"),
+            "metadata entry 'crc32:a' is \"XYZ\", not a crc32 of 8 lowercase hex digits");
+  bad = header("\"crc32:b\":\"00000000\"");
+  CHECK_ERR(decodeSafetensors(bad.data(), bad.size(), "bad"),
+            "metadata entry 'crc32:b' names no tensor of the file");
+  // Without checksums (another writer): read, nothing verified.
+  std::vector<uint8_t> plain = rawSafetensors("{" + t + "}", 4);
+  Expected<SafetensorsFile> pf = decodeSafetensors(plain.data(), plain.size(), "plain");
+  CHECK_OK(pf);
+  if (pf)
+    CHECK_EQ(pf->verifiedTensors, size_t(0));
+}

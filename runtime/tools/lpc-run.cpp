@@ -44,7 +44,10 @@ const char kUsage[] =
     "  --eval-batches=N         batches per evaluation (0: all)\n"
     "  --checkpoint-dir=DIR     write checkpoints here\n"
     "  --checkpoint-every=N     checkpoint every N steps (and at the end)\n"
-    "  --resume=PATH|latest     continue from a checkpoint\n"
+    "  --keep-checkpoints=N     keep latest.safetensors and N-1 older ones\n"
+    "                           (step-S.safetensors)\n"
+    "  --resume=PATH|latest     continue from a checkpoint (latest: the\n"
+    "                           newest intact one in --checkpoint-dir)\n"
     "  --seed=N                 seed of parameters and data\n"
     "  --log=FILE               per-step metrics (JSONL)\n"
     "  --print-every=N          progress lines when not a terminal\n"
@@ -145,6 +148,8 @@ int main(int argc, char **argv) {
       o.checkpointDir = v;
     } else if (k == "checkpoint-every") {
       ok = parseInt(v, o.checkpointEvery) && o.checkpointEvery >= 0;
+    } else if (k == "keep-checkpoints") {
+      ok = parseInt(v, o.keepCheckpoints) && o.keepCheckpoints >= 1;
     } else if (k == "resume") {
       o.resume = v;
     } else if (k == "seed") {

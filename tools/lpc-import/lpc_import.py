@@ -36,6 +36,7 @@ import struct
 import sys
 import tempfile
 import traceback
+import zlib
 
 import numpy as np
 
@@ -1260,6 +1261,9 @@ def write_weights(module, path):
                 fail(f"state_dict entry '{name}' is {t.dtype}, which safetensors files of lpc do not hold")
         raw = (t.view(torch.int16) if t.dtype in (torch.bfloat16, torch.float16) else t).numpy().tobytes()
         header[name] = {"dtype": dt, "shape": list(t.shape), "data_offsets": [offset, offset + len(raw)]}
+        # lpc's per-tensor checksum (runtime/Safetensors.cpp): lpc-run --init
+        # refuses a tensor whose bytes no longer match.
+        meta["crc32:" + name] = "%08x" % zlib.crc32(raw)
         blobs.append(raw)
         offset += len(raw)
     header["__metadata__"] = meta

@@ -22,6 +22,12 @@
 // overlapping, leave a gap, or do not match dtype size * number of elements,
 // bytes after the last tensor, and metadata values that are not strings.
 //
+// Integrity: a metadata entry "crc32:NAME" = 8 lowercase hex digits records
+// the CRC-32 (zlib's polynomial) of tensor NAME's bytes. lpc writes one per
+// tensor in its checkpoints and weight files (withChecksums); every reader
+// verifies those a file has and refuses a tensor whose bytes do not match,
+// naming it. Files without them (other writers) load unverified.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef LPC_RUNTIME_SAFETENSORS_H
@@ -51,7 +57,8 @@ struct SafetensorsEntry {
 /// A validated header.
 struct SafetensorsHeader {
   std::vector<SafetensorsEntry> entries; // in name order
-  Metadata metadata;
+  Metadata metadata; // without the "crc32:" entries
+  std::map<std::string, uint32_t> crc32; // recorded checksums, by tensor name
   uint64_t headerSize = 0; // N
   uint64_t bufferSize = 0; // bytes after the header
 
@@ -61,8 +68,16 @@ struct SafetensorsHeader {
 /// A whole file in memory.
 struct SafetensorsFile {
   std::map<std::string, Tensor> tensors;
-  Metadata metadata;
+  Metadata metadata;           // without the "crc32:" entries
+  size_t verifiedTensors = 0;  // tensors whose recorded crc32 matched
 };
+
+/// The metadata key prefix of a tensor's checksum.
+inline constexpr const char *kCrc32Prefix = "crc32:";
+/// CRC-32 of `size` bytes (zlib's crc32 where the runtime has zlib).
+uint32_t crc32Of(const void *data, size_t size);
+/// `metadata` plus a "crc32:NAME" entry per tensor (replacing any there).
+Metadata withChecksums(const std::vector<TensorView> &tensors, Metadata metadata);
 
 /// Writes a checkpoint atomically (see AtomicFileWriter): on failure any
 /// existing file at `path` is unchanged. Fails on duplicate or empty names,
@@ -84,7 +99,7 @@ Expected<std::vector<uint8_t>> encodeSafetensors(const std::vector<TensorView> &
 /// Reads and validates only the header (reads 8 + N bytes); cheap to check a
 /// checkpoint's metadata and tensor list before loading it.
 Expected<SafetensorsHeader> readSafetensorsHeader(const std::string &path);
-/// Reads and validates the whole file.
+/// Reads and validates the whole file, verifying the recorded checksums.
 Expected<SafetensorsFile> readSafetensors(const std::string &path);
 /// Validates and decodes a file held in memory; `source` names it in errors.
 Expected<SafetensorsFile> decodeSafetensors(const uint8_t *data, size_t size,

@@ -95,6 +95,9 @@ struct InitWeights {
   std::map<std::string, std::vector<float>> params; // by parameter name
   std::map<std::string, Tensor> extra;              // everything else
   Metadata metadata;
+  // An lpc-run checkpoint (parameters under "param/NAME"): its optimizer and
+  // precision state are not weights and are left out of `extra`.
+  bool fromCheckpoint = false;
 };
 Expected<InitWeights> loadInitWeights(const std::string &path,
                                       const std::vector<ParamSpec> &params);

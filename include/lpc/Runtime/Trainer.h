@@ -122,7 +122,12 @@ struct TrainOptions {
   int64_t evalEvery = 0, evalBatches = 0;
   std::string checkpointDir;
   int64_t checkpointEvery = 0;
-  std::string resume; // a checkpoint path or "latest"
+  // Checkpoints kept in checkpointDir: latest.safetensors and the N-1
+  // before it as step-S.safetensors.
+  int64_t keepCheckpoints = 1;
+  // A checkpoint path, or "latest": the newest intact checkpoint of
+  // checkpointDir (latest.safetensors, else step-S.safetensors newest first).
+  std::string resume;
   uint64_t seed = 0;
   std::string logFile;
   int64_t printEvery = 50;
