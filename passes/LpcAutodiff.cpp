@@ -19,6 +19,10 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
 
 namespace mlir {
 namespace lpc {
@@ -602,6 +606,44 @@ namespace {
 
 struct LpcAutodiffPass : ::mlir::lpc::impl::LpcAutodiffBase<LpcAutodiffPass> {
   using Base::Base;
+
+  /// Range checks when the options are parsed (lpc-opt's pipeline, lpc-run's
+  /// --autodiff), so a bad value stops before any IR is touched and the
+  /// message names the option, the value and what is allowed.
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (failed(Pass::initializeOptions(options, errorHandler)))
+      return failure();
+    auto bad = [&](StringRef name, double value, StringRef allowed) {
+      return errorHandler("lpc-autodiff: option '" + name + "' is " +
+                          llvm::formatv("{0}", llvm::format("%g", value)).str() + "; it must be " +
+                          allowed);
+    };
+    auto finite = [](double v) { return std::isfinite(v); };
+    if (!(lr >= 0 && finite(lr)))
+      return bad("lr", lr, "a finite number >= 0");
+    if (!(minLr >= 0 && finite(minLr)))
+      return bad("min-lr", minLr, "a finite number >= 0");
+    if (warmupSteps < 0)
+      return bad("warmup-steps", warmupSteps, "an integer >= 0");
+    if (totalSteps < 0)
+      return bad("total-steps", totalSteps, "an integer >= 0");
+    if (!(beta1 >= 0 && beta1 < 1))
+      return bad("beta1", beta1, "a number in [0, 1)");
+    if (!(beta2 >= 0 && beta2 < 1))
+      return bad("beta2", beta2, "a number in [0, 1)");
+    if (!(eps > 0 && finite(eps)))
+      return bad("eps", eps, "a finite number > 0");
+    if (!(weightDecay >= 0 && finite(weightDecay)))
+      return bad("weight-decay", weightDecay, "a finite number >= 0");
+    if (!(momentum >= 0 && momentum < 1))
+      return bad("momentum", momentum, "a number in [0, 1)");
+    if (!(clipGradNorm >= 0 && finite(clipGradNorm)))
+      return bad("clip-grad-norm", clipGradNorm,
+                 "a finite number >= 0 (0: no clipping)");
+    return success();
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();

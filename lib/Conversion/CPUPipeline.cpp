@@ -42,7 +42,7 @@ std::string mlir::lpc::lpcToBuffersPipeline(bool fp8HardwareCvt,
                      "lpc-parallel-columns{min-work=" +
                          std::to_string(parallelColumnsMinWork) +
                          "},canonicalize,");
-  return std::string("lpc-to-linalg{fp8-hardware-cvt=") +
+  return std::string("lpc-to-linalg{reject-models=true fp8-hardware-cvt=") +
          (fp8HardwareCvt ? "true" : "false") +
          " fp8-gemm=" + (fp8Gemm ? "true" : "false") + "}," + toBuffers;
 }

@@ -645,10 +645,32 @@ struct LpcToLinalgPass
     // Model functions (lpc.param / lpc.input ops) are not executable: the
     // train step and eval functions built from them are.
     FrozenRewritePatternSet frozen(std::move(patterns));
-    SmallVector<func::FuncOp> targets;
+    SmallVector<func::FuncOp> targets, models;
     for (auto fn : getOperation().getOps<func::FuncOp>())
-      if (fn.getOps<ParamOp>().empty() && fn.getOps<InputOp>().empty())
-        targets.push_back(fn);
+      (fn.getOps<ParamOp>().empty() && fn.getOps<InputOp>().empty() ? targets
+                                                                      : models)
+          .push_back(fn);
+    if (rejectModels && !models.empty()) {
+      std::string keep;
+      for (func::FuncOp fn : targets)
+        if (fn.isPublic())
+          keep += (keep.empty() ? "" : ",") + fn.getSymName().str();
+      // At the location only: the op itself (a whole model) would be
+      // printed with the error.
+      InFlightDiagnostic d = mlir::emitError(models.front().getLoc())
+                             << "@" << models.front().getSymName()
+                             << " is a model function (lpc.param / lpc.input "
+                                "ops), which codegen does not compile; ";
+      if (keep.empty())
+        d << "run --lpc-autodiff (and --lpc-mixed-precision) first and "
+             "compile the train step it builds without the model, e.g. "
+             "--symbol-privatize=exclude=<train step>,<eval> --symbol-dce";
+      else
+        d << "compile only the functions built from it: add "
+             "--symbol-privatize=exclude="
+          << keep << " --symbol-dce before the codegen pipeline";
+      return signalPassFailure();
+    }
     for (func::FuncOp fn : targets)
       if (failed(applyPatternsGreedily(fn, frozen)))
         return signalPassFailure();

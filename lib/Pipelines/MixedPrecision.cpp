@@ -12,7 +12,10 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::lpc;
@@ -21,9 +24,60 @@ static std::string joined(const llvm::cl::list<std::string> &list) {
   return llvm::join(list.begin(), list.end(), ",");
 }
 
+/// Every numeric option is checked whatever the policy (a bad value the
+/// policy does not use today is still a mistake worth saying), naming the
+/// option, the value and what is allowed.
+static LogicalResult checkRanges(const MixedPrecisionOptions &o) {
+  std::string msg;
+  llvm::raw_string_ostream os(msg);
+  auto bad = [&](StringRef name, auto value, StringRef allowed) {
+    os << "lpc-mixed-precision: option '" << name << "' is ";
+    if constexpr (std::is_floating_point_v<decltype(value)>)
+      os << llvm::format("%g", value);
+    else
+      os << value;
+    os << "; it must be " << allowed;
+  };
+  auto finite = [](double v) { return std::isfinite(v); };
+  if (o.margin < 0 || o.margin > 64)
+    bad("margin", o.margin.getValue(), "an integer in [0, 64]");
+  else if (o.interval < 1)
+    bad("interval", o.interval.getValue(), "an integer >= 1");
+  else if (o.amaxHistoryLen < 1 || o.amaxHistoryLen > (1 << 20))
+    bad("amax-history-len", o.amaxHistoryLen.getValue(),
+        "an integer in [1, 1048576]");
+  else if (o.fp8MinMNK < 0)
+    bad("fp8-min-mnk", o.fp8MinMNK.getValue(), "an integer >= 0");
+  else if (o.fp8Format != "hybrid" && o.fp8Format != "e4m3")
+    bad("fp8-format", "'" + o.fp8Format.getValue() + "'", "hybrid or e4m3");
+  else if (o.scaling != "delayed" && o.scaling != "current")
+    bad("scaling", "'" + o.scaling.getValue() + "'", "delayed or current");
+  else if (o.amaxComputeAlgo != "max" && o.amaxComputeAlgo != "most_recent")
+    bad("amax-compute-algo", "'" + o.amaxComputeAlgo.getValue() + "'",
+        "max or most_recent");
+  else if (!(o.initScale > 0 && finite(o.initScale) && o.initScale <= 3.4e38))
+    bad("init-scale", o.initScale.getValue(), "a finite number > 0 (in f32)");
+  else if (!(o.staticScale > 0 && finite(o.staticScale) &&
+             o.staticScale <= 3.4e38))
+    bad("static-scale", o.staticScale.getValue(),
+        "a finite number > 0 (in f32)");
+  else if (!(o.growthFactor > 1 && finite(o.growthFactor)))
+    bad("growth-factor", o.growthFactor.getValue(), "a finite number > 1");
+  else if (!(o.backoffFactor > 0 && o.backoffFactor < 1))
+    bad("backoff-factor", o.backoffFactor.getValue(), "a number in (0, 1)");
+  else if (o.growthInterval < 1)
+    bad("growth-interval", o.growthInterval.getValue(), "an integer >= 1");
+  if (msg.empty())
+    return success();
+  llvm::errs() << msg << "\n";
+  return failure();
+}
+
 LogicalResult
 mlir::lpc::buildMixedPrecisionPipeline(OpPassManager &pm,
                                        const MixedPrecisionOptions &o) {
+  if (failed(checkRanges(o)))
+    return failure();
   std::string policy = o.policy;
   if (policy != "no" && policy != "fp16" && policy != "bf16" &&
       policy != "fp8") {

@@ -42,6 +42,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
@@ -57,6 +58,7 @@
 #include <cstring>
 #include <sys/resource.h>
 #include <cstdlib>
+#include <map>
 #include <unistd.h>
 
 using namespace mlir;
@@ -139,9 +141,15 @@ static cl::opt<std::string> checkpointDir(
 static cl::opt<int64_t> checkpointEvery(
     "checkpoint-every", cl::desc("checkpoint every N steps (and at the end)"),
     cl::init(0), cl::cat(cat));
+static cl::opt<int64_t> keepCheckpoints(
+    "keep-checkpoints",
+    cl::desc("checkpoints kept in --checkpoint-dir: latest.safetensors and "
+             "the N-1 before it as step-S.safetensors"),
+    cl::init(1), cl::cat(cat));
 static cl::opt<std::string> resume(
-    "resume", cl::desc("continue from this checkpoint (or 'latest' in "
-                       "--checkpoint-dir)"),
+    "resume", cl::desc("continue from this checkpoint, or 'latest': the "
+                       "newest intact one in --checkpoint-dir (a damaged "
+                       "one is skipped with a warning)"),
     cl::init(""), cl::cat(cat));
 static cl::opt<uint64_t> seed("seed", cl::desc("seed of parameters and data"),
                               cl::init(0), cl::cat(cat));
@@ -322,6 +330,7 @@ rt::TrainOptions runOptions() {
   o.evalBatches = evalBatches;
   o.checkpointDir = checkpointDir;
   o.checkpointEvery = checkpointEvery;
+  o.keepCheckpoints = keepCheckpoints;
   o.resume = resume;
   o.seed = seed;
   o.logFile = logFile;
@@ -335,6 +344,22 @@ int fail(const llvm::Twine &msg) {
   return 1;
 }
 
+/// Where a config file set an option ("run.yaml:3"), for error messages.
+std::map<std::string, std::string> configOrigin;
+
+/// " (set in FILE:LINE)" for an option that came from the config file.
+std::string origin(llvm::StringRef option) {
+  auto it = configOrigin.find(option.str());
+  return it == configOrigin.end() ? "" : " (set in " + it->second + ")";
+}
+
+/// The 1-based line of the first `"key"` in a JSON text (llvm::json keeps
+/// no positions; a key is unique in a valid config).
+unsigned jsonKeyLine(llvm::StringRef text, llvm::StringRef key) {
+  size_t at = text.find(("\"" + key + "\"").str());
+  return at == llvm::StringRef::npos ? 0 : 1 + text.take_front(at).count('\n');
+}
+
 /// Applies a config file: every key must be an lpc-run option; values of
 /// options given on the command line are kept.
 bool applyConfig(const std::string &path) {
@@ -344,6 +369,7 @@ bool applyConfig(const std::string &path) {
     return false;
   }
   std::vector<std::pair<std::string, std::string>> kv;
+  std::vector<unsigned> lines; // of each kv entry
   llvm::StringRef text = (*buf)->getBuffer();
   if (llvm::StringRef(path).ends_with(".json")) {
     auto v = llvm::json::parse(text);
@@ -372,6 +398,7 @@ bool applyConfig(const std::string &path) {
         return false;
       }
       kv.push_back({k.str(), s});
+      lines.push_back(jsonKeyLine(text, k));
     }
   } else {
     llvm::SourceMgr sm;
@@ -395,6 +422,7 @@ bool applyConfig(const std::string &path) {
       }
       llvm::SmallString<32> ks, vs;
       kv.push_back({k->getValue(ks).str(), v->getValue(vs).str()});
+      lines.push_back(sm.FindLineNumber(k->getSourceRange().Start));
     }
     if (stream.failed()) {
       fail(path + ": invalid YAML");
@@ -402,20 +430,23 @@ bool applyConfig(const std::string &path) {
     }
   }
   auto &opts = cl::getRegisteredOptions();
-  for (auto &[k, v] : kv) {
+  for (size_t i = 0; i < kv.size(); ++i) {
+    const auto &[k, v] = kv[i];
+    std::string at = path + (lines[i] ? ":" + std::to_string(lines[i]) : "");
     auto found = opts.find(k);
     if (found == opts.end() || k == "config" ||
         !llvm::is_contained(found->second->Categories, &cat)) {
-      fail(path + ": unknown option '" + k + "' (see lpc-run --help)");
+      fail(at + ": unknown option '" + k + "' (see lpc-run --help)");
       return false;
     }
     cl::Option *o = found->second;
     if (o->getNumOccurrences() > 0)
       continue; // the command line wins
     if (o->addOccurrence(0, k, v)) {
-      fail(path + ": bad value '" + v + "' for option '" + k + "'");
+      fail(at + ": bad value '" + v + "' for option '" + k + "'");
       return false;
     }
+    configOrigin[k] = at;
   }
   return true;
 }
@@ -452,9 +483,53 @@ int main(int argc, char **argv) {
     return fail("no model given (lpc-run MODEL.mlir [options]; see --help)");
   if (!configFile.empty() && !applyConfig(configFile))
     return 1;
-  if (cpuThreads < 0 || cpuThreads > 4096)
-    return fail("--cpu-threads must be between 0 and 4096, got " +
-                llvm::Twine(cpuThreads.getValue()));
+  {
+    // Every numeric option in range: a negative --steps must not train an
+    // epoch, a negative --lr must not train at all.
+    struct Range {
+      const char *name;
+      bool ok;
+      const char *allowed;
+      std::string value;
+    };
+    auto str = [](double v) { return llvm::formatv("{0}", llvm::format("%g", v)).str(); };
+    Range ranges[] = {
+        {"steps", steps >= 0, "an integer >= 0 (0: --epochs decides)",
+         std::to_string(steps)},
+        {"epochs", epochs > 0 && std::isfinite(epochs), "a number > 0",
+         str(epochs)},
+        {"batch", batch >= 0, "an integer >= 0", std::to_string(batch)},
+        {"lr", lr >= 0 && std::isfinite(lr), "a finite number >= 0", str(lr)},
+        {"eval-every", evalEvery >= 0, "an integer >= 0 (0: at the end only)",
+         std::to_string(evalEvery)},
+        {"eval-batches", evalBatches >= 0, "an integer >= 0 (0: all)",
+         std::to_string(evalBatches)},
+        {"checkpoint-every", checkpointEvery >= 0,
+         "an integer >= 0 (0: at the end only)",
+         std::to_string(checkpointEvery)},
+        {"keep-checkpoints", keepCheckpoints >= 1, "an integer >= 1",
+         std::to_string(keepCheckpoints)},
+        {"print-every", printEvery >= 1, "an integer >= 1",
+         std::to_string(printEvery)},
+        {"synthetic-examples", synthExamples >= 1, "an integer >= 1",
+         std::to_string(synthExamples)},
+        {"cpu-threads", cpuThreads >= 0 && cpuThreads <= 4096,
+         "an integer in [0, 4096] (0: OMP_NUM_THREADS or every CPU)",
+         std::to_string(cpuThreads)},
+    };
+    for (const Range &r : ranges)
+      if (!r.ok)
+        return fail("--" + llvm::Twine(r.name) + "=" + r.value + origin(r.name) +
+                    ": must be " + r.allowed);
+    if (checkpointDir.empty())
+      for (const char *o : {"checkpoint-every", "keep-checkpoints"})
+        if (cl::getRegisteredOptions()[o]->getNumOccurrences())
+          return fail("--" + llvm::Twine(o) + origin(o) +
+                      " needs --checkpoint-dir");
+    if (resume == "latest" && checkpointDir.empty())
+      return fail("--resume=latest" + origin("resume") +
+                  " needs --checkpoint-dir");
+  }
   ::lpc::rt::setGemmThreads(static_cast<int>(cpuThreads));
   if (device != "cpu" && device != "cuda")
     return fail("--device must be cpu or cuda, got '" + device + "'");
@@ -625,9 +700,20 @@ int main(int argc, char **argv) {
   std::string pipeline = autodiff + ",lpc-mixed-precision{policy=" +
                          mixedPrecision + " " + recipe + "}";
   {
+    // Each half parsed on its own so that a bad value is blamed on the flag
+    // that brought it (the passes check their options when parsed).
     PassManager pm(&ctx);
-    if (failed(parsePassPipeline(pipeline, pm, llvm::errs())) ||
-        failed(pm.run(*module)))
+    if (failed(parsePassPipeline(autodiff, pm, llvm::errs())))
+      return fail("--autodiff='" + autodiffExtra + "'" + origin("autodiff") +
+                  " (with --optimizer, --lr): not valid lpc-autodiff options "
+                  "(see above; lpc-opt --help lists them)");
+    if (failed(parsePassPipeline("lpc-mixed-precision{policy=" +
+                                     mixedPrecision + " " + recipe + "}",
+                                 pm, llvm::errs())))
+      return fail("--recipe='" + recipe + "'" + origin("recipe") +
+                  ": not valid lpc-mixed-precision options (see above; "
+                  "lpc-opt --help lists them)");
+    if (failed(pm.run(*module)))
       return fail("building the train step failed (pipeline: " + pipeline +
                   ")");
   }

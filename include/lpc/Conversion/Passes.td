@@ -18,7 +18,9 @@ def LpcToLinalg : Pass<"lpc-to-linalg", "::mlir::ModuleOp"> {
 
     Ops without a lowering yet are reported with their location. Model
     functions (with lpc.param / lpc.input ops) are left alone: what runs is
-    the train step built from them.
+    the train step built from them. The codegen pipelines set
+    `reject-models`, which makes one an error that says how to compile only
+    the functions lpc-autodiff built.
 
     FP8 conversions are integer code (exact, vectorizable; the CPU has no
     instructions for them). With `fp8-hardware-cvt` they stay arith ops for
@@ -34,7 +36,10 @@ def LpcToLinalg : Pass<"lpc-to-linalg", "::mlir::ModuleOp"> {
     Option<"fp8Gemm", "fp8-gemm", "bool", /*default=*/"false",
            "FP8 GEMMs (lpc.scaled_matmul with M, N, K multiples of 16 and "
            "an E4M3 operand) read their FP8 operands directly, for FP8 "
-           "GEMM calls; otherwise the operands are widened to bf16 copies">
+           "GEMM calls; otherwise the operands are widened to bf16 copies">,
+    Option<"rejectModels", "reject-models", "bool", /*default=*/"false",
+           "a model function is an error located at it, saying how to "
+           "leave it out (the codegen pipelines, which cannot compile one)">
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
