@@ -114,8 +114,10 @@ def report_md(title, command, rows, runs, baseline, image):
                  cpu_name(), os.cpu_count() or 0, platform.platform()),
              "", "```", command, "```", "",
              "Final losses are the last step's training loss and the end-of-run evaluation; "
-             "with several seeds, mean ± sample standard deviation. The gap is the mean final "
-             "eval loss relative to the baseline (%s). ms/step is the training loop's mean, "
+             "with several seeds, mean ± sample standard deviation. Eval gap: each run's final "
+             "eval loss relative to the baseline (%s) run of the same seed, mean ± standard "
+             "deviation over the seeds; train gap: the same for the mean training loss over "
+             "the last 10%% of steps. ms/step is the training loop's mean, "
              "peak memory the process's maximum resident set, state B/param the training "
              "state (parameters, optimizer moments, scales) per parameter." % baseline,
              "", lpc_plot.markdown_table(rows),

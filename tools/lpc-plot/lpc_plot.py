@@ -319,7 +319,7 @@ def build_figure(runs, curves, baseline, dump, max_tensors, panels):
     if top:
         rows.append(("loss", 3.2, top))
     if fp16_runs and "loss-scale" in panels:
-        rows.append(("fp16", 1.9))
+        rows.append(("fp16", 1.5))
     for r in fp8_runs:
         tensors = sorted(r.keys_with_prefix("fp8_amax/"))
         if max_tensors and len(tensors) > max_tensors:
@@ -525,10 +525,38 @@ def mean_spread(vals):
     return m, math.sqrt(sum((v - m) ** 2 for v in vals) / (len(vals) - 1))
 
 
+def tail_loss(run):
+    """Mean training loss over the last 10% of steps: the end of the curve
+    without one step's noise."""
+    ys = [v for v in run.series("loss")[1] if v is not None and math.isfinite(v)]
+    n = max(1, len(ys) // 10)
+    return sum(ys[-n:]) / n if ys else None
+
+
+def gaps(c, baseline, value):
+    """Relative gaps (%) of a curve's runs to the baseline's: paired by seed
+    when every run has a baseline run of its seed (same data order and
+    initial weights, so the seed's own variation cancels), else the gap of
+    the means. Returns (mean, spread) as mean_spread does."""
+    if c is baseline:
+        return None, None
+    by_seed = {r.summary["seed"]: value(r) for r in baseline.runs}
+    paired = []
+    for r in c.runs:
+        b, v = by_seed.get(r.summary["seed"]), value(r)
+        if b is None or v is None or not b:
+            paired = None
+            break
+        paired.append(100.0 * (v - b) / b)
+    if paired:
+        return mean_spread(paired)
+    m = mean_spread([value(r) for r in c.runs])[0]
+    b = mean_spread([value(r) for r in baseline.runs])[0]
+    return (None, None) if m is None or not b else (100.0 * (m - b) / b, None)
+
+
 def summary_rows(runs, curves, baseline):
     """One row per curve (a run, or a seed group): the comparison's table."""
-    base_eval = mean_spread([r.summary.get("eval_loss") for r in baseline.runs])[0]
-    base_train = mean_spread([r.summary["train_loss"] for r in baseline.runs])[0]
     rows = []
     for c in curves:
         s = [r.summary for r in c.runs]
@@ -539,10 +567,8 @@ def summary_rows(runs, curves, baseline):
             "label": c.label, "runs": len(s), "seeds": [x["seed"] for x in s],
             "steps": s[0]["steps"],
             "train_loss": tr, "eval_loss": ev, "eval_accuracy": acc,
-            "train_gap_percent": None if c is baseline or tr[0] is None or not base_train
-            else 100.0 * (tr[0] - base_train) / base_train,
-            "eval_gap_percent": None if c is baseline or ev[0] is None or not base_eval
-            else 100.0 * (ev[0] - base_eval) / base_eval,
+            "eval_gap_percent": gaps(c, baseline, lambda r: r.summary.get("eval_loss")),
+            "train_tail_gap_percent": gaps(c, baseline, tail_loss),
             "eval_losses": [x.get("eval_loss") for x in s],
             "ms_per_step": mean_spread([x.get("ms_per_step") for x in s])[0],
             "peak_memory_mib": max(x.get("peak_memory_mib", 0) for x in s),
@@ -553,23 +579,25 @@ def summary_rows(runs, curves, baseline):
     return rows
 
 
-TABLE_HEAD = ["run", "final train loss", "final eval loss", "eval gap", "ms/step",
-              "peak memory", "state B/param", "skipped steps"]
+TABLE_HEAD = ["run", "final train loss", "final eval loss", "eval gap",
+              "train gap (last 10%)", "ms/step", "peak memory", "state B/param",
+              "skipped steps"]
 
 
 def _pm(ms, spec):
     m, sd = ms
     if m is None:
         return "-"
-    return (spec % m) + ("" if sd is None or sd == 0 else (" ± " + spec % sd))
+    return (spec % m) + ("" if sd is None or sd == 0 else (" ± " + spec.replace("+", "") % sd))
 
 
 def table_cells(row):
-    gap = "baseline" if row["baseline"] else _fmt(row["eval_gap_percent"], "%+.2f%%")
+    gap, tgap = ("baseline", "baseline") if row["baseline"] else (
+        _pm(row["eval_gap_percent"], "%+.2f%%"), _pm(row["train_tail_gap_percent"], "%+.2f%%"))
     ev = _pm(row["eval_loss"], "%.4f")
     if row["eval_accuracy"][0] is not None:
         ev += " (acc %s)" % _pm(row["eval_accuracy"], "%.4f")
-    return [row["label"], _pm(row["train_loss"], "%.4f"), ev, gap,
+    return [row["label"], _pm(row["train_loss"], "%.4f"), ev, gap, tgap,
             _fmt(row["ms_per_step"], "%.1f"), "%d MiB" % row["peak_memory_mib"],
             _fmt(row["state_bytes_per_parameter"], "%.2f"), str(row["skipped_steps"])]
 

@@ -191,6 +191,23 @@ def check_report(d):
         if not cells[2].startswith(want):
             die("report.md: %s eval loss '%s', the runs' mean ± sd %s" % (pol, cells[2], want))
         print("report %s: %d seeds, eval %s, gap %s" % (pol, len(sums), want, cells[3]))
+    # The eval gap: per seed against the baseline's run of that seed.
+    base = [pol for pol in runs for r in rows
+            if r.startswith("| %s " % pol) and r.split("|")[4].strip() == "baseline"]
+    if len(base) != 1:
+        die("report.md: baselines %s" % base)
+    bev = {s["seed"]: s["eval_loss"] for s in runs[base[0]]}
+    for pol, sums in sorted(runs.items()):
+        if pol == base[0]:
+            continue
+        g = [100.0 * (s["eval_loss"] - bev[s["seed"]]) / bev[s["seed"]] for s in sums]
+        m = sum(g) / len(g)
+        sd = math.sqrt(sum((v - m) ** 2 for v in g) / (len(g) - 1)) if len(g) > 1 else 0
+        want = "%+.2f%%" % m + (" ± %.2f%%" % sd if sd else "")
+        cell = [r for r in rows if r.startswith("| %s " % pol)][0].split("|")[4].strip()
+        if cell != want:
+            die("report.md: %s eval gap '%s', paired by seed %s" % (pol, cell, want))
+        print("paired gap %s vs %s: %s" % (pol, base[0], want))
 
 
 cmd = sys.argv[1]
