@@ -1,5 +1,6 @@
 # -*- Python -*- lit configuration for lpc.
 import os
+import shutil
 import subprocess
 import sys
 
@@ -93,3 +94,16 @@ except (OSError, subprocess.CalledProcessError, subprocess.TimeoutExpired):
 for name, script in (("%lpc-plot", "lpc_plot.py"), ("%lpc-compare", "lpc_compare.py")):
     config.substitutions.append((name, '"%s" "%s"' % (
         lpc_python, os.path.join(config.lpc_src_root, "tools", "lpc-plot", script))))
+
+# The runtime's libFuzzer targets (scripts/lpc-fuzz.sh) need clang with
+# compiler-rt's libFuzzer; tests of them say `REQUIRES: libfuzzer`.
+clangxx = shutil.which("clang++")
+if clangxx:
+    try:
+        lib = subprocess.run([clangxx, "-print-file-name=libclang_rt.fuzzer-x86_64.a"],
+                             capture_output=True, text=True, timeout=60).stdout.strip()
+        if os.path.isabs(lib) and os.path.exists(lib):
+            config.available_features.add("libfuzzer")
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+config.substitutions.append(("%lpc-fuzz", os.path.join(config.lpc_src_root, "scripts", "lpc-fuzz.sh")))
