@@ -132,6 +132,20 @@ struct HostIO {
   std::vector<void *> results() { return {histOut.data(), &loss}; }
 };
 
+/// Device blocks for every argument and result of `f` (results at least one
+/// byte): their pointers in `args` and `results`, owned by `blocks`.
+void allocateSlots(Device &device, const ArtifactFunction &f, std::vector<DeviceBuffer> &blocks,
+                   std::vector<CUdeviceptr> &args, std::vector<CUdeviceptr> &results) {
+  for (const ArtifactSlot &s : f.args) {
+    blocks.push_back(device.allocate(s.byteSize()).take());
+    args.push_back(blocks.back().get());
+  }
+  for (const ArtifactSlot &s : f.results) {
+    blocks.push_back(device.allocate(std::max<size_t>(s.byteSize(), 1)).take());
+    results.push_back(blocks.back().get());
+  }
+}
+
 } // namespace
 
 // Steps that download nothing never wait for the device, so only the
@@ -298,14 +312,7 @@ TEST(cuda_train, dynamic_shared_memory_on_the_device) {
     if (fn) {
       std::vector<DeviceBuffer> blocks;
       std::vector<CUdeviceptr> a, r;
-      for (const ArtifactSlot &s : big.functions[0].args) {
-        blocks.push_back(device.allocate(s.byteSize()).take());
-        a.push_back(blocks.back().get());
-      }
-      for (const ArtifactSlot &s : big.functions[0].results) {
-        blocks.push_back(device.allocate(std::max<size_t>(s.byteSize(), 1)).take());
-        r.push_back(blocks.back().get());
-      }
+      allocateSlots(device, big.functions[0], blocks, a, r);
       CHECK_OK((*fn)->run(a, r));
       CHECK_OK(device.synchronize());
     }
@@ -332,14 +339,7 @@ TEST(cuda_train, sync_ops_waits_after_each_op) {
   Device &device = **dev;
   std::vector<DeviceBuffer> blocks;
   std::vector<CUdeviceptr> a, r;
-  for (const ArtifactSlot &s : art.functions[0].args) {
-    blocks.push_back(device.allocate(s.byteSize()).take());
-    a.push_back(blocks.back().get());
-  }
-  for (const ArtifactSlot &s : art.functions[0].results) {
-    blocks.push_back(device.allocate(std::max<size_t>(s.byteSize(), 1)).take());
-    r.push_back(blocks.back().get());
-  }
+  allocateSlots(device, art.functions[0], blocks, a, r);
   for (bool sync : {false, true}) {
     ::setenv("LPC_CUDA_SYNC_OPS", sync ? "1" : "0", 1);
     Expected<std::unique_ptr<CudaFunction>> fn =
