@@ -25,6 +25,7 @@ void LpcDialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "lpc/Dialect/LpcAttrs.cpp.inc"
       >();
+  attachAttentionBufferization(getContext());
 }
 
 Operation *LpcDialect::materializeConstant(OpBuilder &builder, Attribute value,

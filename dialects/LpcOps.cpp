@@ -14,6 +14,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::lpc;
 
@@ -224,6 +226,97 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
     return failure();
   results.push_back(RankedTensorType::get(*shape, lhs.getElementType()));
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+/// The shape rules shared by lpc.attention and lpc.attention_grad: query
+/// [L..., Sq, D], key [L..., Skv, D], value [L..., Skv, Dv], `result`
+/// [L..., Sq, Dv] of query's type, lse [L..., Sq], mask [Sq, Skv].
+static LogicalResult verifyAttention(Operation *op, RankedTensorType q,
+                                     RankedTensorType k, RankedTensorType v,
+                                     RankedTensorType result, StringRef resultName,
+                                     RankedTensorType lse, Value mask,
+                                     std::optional<APFloat> scale) {
+  auto err = [&]() { return op->emitOpError(); };
+  if (q.getRank() < 2)
+    return err() << "query must have rank >= 2 ([batch..., Sq, D]), got "
+                 << q;
+  if (k.getRank() != q.getRank() || v.getRank() != q.getRank())
+    return err() << "query, key and value must have the same rank, got " << q
+                 << ", " << k << ", " << v;
+  Type elt = q.getElementType();
+  if (k.getElementType() != elt || v.getElementType() != elt)
+    return err() << "query, key and value must have the same element type, "
+                    "got "
+                 << q << ", " << k << ", " << v << "; insert lpc.cast";
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(elt))
+    return err() << "FP8 attention is not supported (" << elt
+                 << "): run it in bf16, f16 or f32";
+  int64_t r = q.getRank();
+  ArrayRef<int64_t> qs = q.getShape(), ks = k.getShape(), vs = v.getShape();
+  if (qs.drop_back(2) != ks.drop_back(2) || qs.drop_back(2) != vs.drop_back(2))
+    return err() << "query, key and value must have the same leading "
+                    "(batch) dims, got "
+                 << q << ", " << k << ", " << v;
+  if (qs[r - 1] != ks[r - 1])
+    return err() << "query and key must have the same last dim (D), got " << q
+                 << " and " << k;
+  if (ks[r - 2] != vs[r - 2])
+    return err() << "key and value must have the same number of keys (dim "
+                 << r - 2 << "), got " << k << " and " << v;
+  SmallVector<int64_t> want(qs.begin(), qs.end());
+  want.back() = vs[r - 1];
+  if (result.getShape() != ArrayRef<int64_t>(want) ||
+      result.getElementType() != elt)
+    return err() << resultName << " must be "
+                 << RankedTensorType::get(want, elt) << " ([batch..., Sq, Dv] "
+                 << "of query's type), got " << result;
+  if (lse.getShape() != qs.drop_back())
+    return err() << "lse must be "
+                 << RankedTensorType::get(qs.drop_back(), lse.getElementType())
+                 << " ([batch..., Sq]), got " << lse;
+  if (mask) {
+    auto m = cast<RankedTensorType>(mask.getType());
+    if (m.getShape() != ArrayRef<int64_t>{qs[r - 2], ks[r - 2]})
+      return err() << "mask must be [Sq, Skv] = [" << qs[r - 2] << ", "
+                   << ks[r - 2] << "] (shared by every batch and head), got "
+                   << m;
+  }
+  if (scale && !scale->isFinite())
+    return err() << "scale must be finite";
+  return success();
+}
+
+static double attentionScale(std::optional<APFloat> scale,
+                             RankedTensorType q) {
+  if (scale)
+    return scale->convertToDouble();
+  return 1.0 / std::sqrt(static_cast<double>(q.getShape().back()));
+}
+
+LogicalResult AttentionOp::verify() {
+  return verifyAttention(*this, getQuery().getType(), getKey().getType(),
+                         getValue().getType(), getResult().getType(),
+                         "result", getLse().getType(), getMask(), getScale());
+}
+double AttentionOp::getScaleValue() {
+  return attentionScale(getScale(), getQuery().getType());
+}
+
+LogicalResult AttentionGradOp::verify() {
+  if (getGrad().getType() != getResult().getType())
+    return emitOpError() << "grad must have the type of result, got "
+                         << getGrad().getType() << " and "
+                         << getResult().getType();
+  return verifyAttention(*this, getQuery().getType(), getKey().getType(),
+                         getValue().getType(), getResult().getType(),
+                         "result", getLse().getType(), getMask(), getScale());
+}
+double AttentionGradOp::getScaleValue() {
+  return attentionScale(getScale(), getQuery().getType());
 }
 
 LogicalResult ScaledMatmulOp::verify() {

@@ -464,6 +464,23 @@ LogicalResult Differentiator::backprop(Operation *op) {
         accumulate(loc, o.getGamma(), g.getGradGamma());
         return success();
       })
+      .Case([&](AttentionOp o) -> LogicalResult {
+        // lse is a statistic for the backward, not a differentiable output.
+        if (adjoint.count(o.getLse()))
+          return o.emitError("lpc-autodiff: the loss depends on lpc.attention's "
+                             "lse; only its result is differentiable");
+        if (o.getMask() && active(o.getMask()))
+          return o.emitError("lpc-autodiff: lpc.attention's mask depends on a "
+                             "parameter; the mask is not differentiable");
+        auto g = AttentionGradOp::create(
+            b, loc, grad(), o.getQuery(), o.getKey(), o.getValue(),
+            o.getResult(), o.getLse(), o.getMask(), o.getCausalAttr(),
+            o.getScaleAttr());
+        accumulate(loc, o.getQuery(), g.getGradQuery());
+        accumulate(loc, o.getKey(), g.getGradKey());
+        accumulate(loc, o.getValue(), g.getGradValue());
+        return success();
+      })
       .Case([&](SoftmaxOp o) {
         accumulate(loc, o.getInput(),
                    SoftmaxGradOp::create(b, loc, grad(), o.getResult(),

@@ -26,13 +26,24 @@ using namespace mlir::lpc;
 namespace {
 
 /// Operands whose type the op fixes whatever its precision (the incoming
-/// loss gradient of the loss backward ops is an f32 scalar).
+/// loss gradient of the loss backward ops is an f32 scalar; attention's
+/// mask and row statistics are f32).
 bool isFixedOperand(Operation *op, unsigned index) {
-  return isa<SoftmaxCrossEntropyGradOp, MseLossGradOp>(op) && index == 0;
+  if (isa<SoftmaxCrossEntropyGradOp, MseLossGradOp>(op))
+    return index == 0;
+  if (isa<AttentionOp>(op))
+    return index == 3; // mask
+  if (isa<AttentionGradOp>(op))
+    return index >= 5; // lse, mask
+  return false;
 }
 
-/// Results whose type the op fixes (losses are f32 scalars).
-bool isFixedResult(Operation *op) {
+/// Results whose type the op fixes (losses are f32 scalars, attention's lse
+/// is f32).
+bool isFixedResult(OpResult r) {
+  Operation *op = r.getOwner();
+  if (isa<AttentionOp>(op))
+    return r.getResultNumber() == 1;
   return isa<SoftmaxCrossEntropyOp, MseLossOp>(op);
 }
 
@@ -99,10 +110,9 @@ struct LpcInsertCastsPass
             continue;
         use.set(castTo(v, withElement(v.getType(), elt)));
       }
-      if (!isFixedResult(op))
-        for (Value r : op->getResults())
-          if (floatElementType(r))
-            r.setType(withElement(r.getType(), elt));
+      for (OpResult r : op->getResults())
+        if (floatElementType(r) && !isFixedResult(r))
+          r.setType(withElement(r.getType(), elt));
       if (failed(mlir::verify(op)))
         return op->emitError("lpc-insert-casts: the op does not verify with "
                              "its assigned precision ")

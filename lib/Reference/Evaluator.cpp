@@ -119,7 +119,8 @@ LogicalResult Evaluator::evalOp(Operation *op) {
             ReduceMaxGradOp, SliceGradOp, CastOp, QuantizeOp, DequantizeOp,
             AmaxOp, FP8StatsOp, ScaledMatmulOp, LossScaleOp, UnscaleOp, AllFiniteOp,
             AmaxHistoryPushOp, FP8ComputeScaleOp, LossScaleUpdateOp, SgdOp,
-            AdamWOp, LrScheduleOp, ClipByGlobalNormOp>(
+            AdamWOp, LrScheduleOp, ClipByGlobalNormOp, AttentionOp,
+            AttentionGradOp>(
           [&](auto concrete) { return eval(concrete); })
       .Default([&](Operation *other) {
         return other->emitError() << "reference evaluator: unsupported op '"

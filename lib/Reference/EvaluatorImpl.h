@@ -268,6 +268,8 @@ private:
   LogicalResult eval(LogSoftmaxGradOp op);
   LogicalResult eval(LayerNormGradOp op);
   LogicalResult eval(RmsNormGradOp op);
+  LogicalResult eval(AttentionOp op);
+  LogicalResult eval(AttentionGradOp op);
   LogicalResult eval(SoftmaxCrossEntropyGradOp op);
   LogicalResult eval(MseLossGradOp op);
   LogicalResult eval(EmbeddingGradOp op);

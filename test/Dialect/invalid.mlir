@@ -1562,3 +1562,95 @@ func.func @independent_columns_on_a_relu(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = lpc.relu %a {lpc.independent_columns} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// lpc.attention, lpc.attention_grad
+//===----------------------------------------------------------------------===//
+
+func.func @attention_rank(%q: tensor<8xf32>) {
+  // expected-error @+1 {{'lpc.attention' op query must have rank >= 2 ([batch..., Sq, D]), got 'tensor<8xf32>'}}
+  %o, %l = lpc.attention %q, %q, %q : tensor<8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @attention_types(%q: tensor<4x8xf32>, %k: tensor<4x8xbf16>) {
+  // expected-error @+1 {{'lpc.attention' op query, key and value must have the same element type}}
+  %o, %l = lpc.attention %q, %k, %k : tensor<4x8xf32>, tensor<4x8xbf16>, tensor<4x8xbf16> -> tensor<4x8xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_fp8(%q: tensor<4x8xf8E4M3FN>) {
+  // expected-error @+1 {{'lpc.attention' op FP8 attention is not supported}}
+  %o, %l = lpc.attention %q, %q, %q : tensor<4x8xf8E4M3FN>, tensor<4x8xf8E4M3FN>, tensor<4x8xf8E4M3FN> -> tensor<4x8xf8E4M3FN>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_batch(%q: tensor<2x4x8xf32>, %k: tensor<3x4x8xf32>) {
+  // expected-error @+1 {{'lpc.attention' op query, key and value must have the same leading (batch) dims}}
+  %o, %l = lpc.attention %q, %k, %k : tensor<2x4x8xf32>, tensor<3x4x8xf32>, tensor<3x4x8xf32> -> tensor<2x4x8xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_head_dim(%q: tensor<4x8xf32>, %k: tensor<4x6xf32>) {
+  // expected-error @+1 {{'lpc.attention' op query and key must have the same last dim (D)}}
+  %o, %l = lpc.attention %q, %k, %k : tensor<4x8xf32>, tensor<4x6xf32>, tensor<4x6xf32> -> tensor<4x6xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_keys(%q: tensor<4x8xf32>, %k: tensor<5x8xf32>, %v: tensor<6x8xf32>) {
+  // expected-error @+1 {{'lpc.attention' op key and value must have the same number of keys (dim 0)}}
+  %o, %l = lpc.attention %q, %k, %v : tensor<4x8xf32>, tensor<5x8xf32>, tensor<6x8xf32> -> tensor<4x8xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_result(%q: tensor<4x8xf32>, %v: tensor<4x3xf32>) {
+  // expected-error @+1 {{'lpc.attention' op result must be 'tensor<4x3xf32>' ([batch..., Sq, Dv] of query's type), got 'tensor<4x8xf32>'}}
+  %o, %l = lpc.attention %q, %q, %v : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x3xf32> -> tensor<4x8xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_lse(%q: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lpc.attention' op lse must be 'tensor<4xf32>' ([batch..., Sq]), got 'tensor<8xf32>'}}
+  %o, %l = lpc.attention %q, %q, %q : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask(%q: tensor<2x4x8xf32>, %m: tensor<2x4x4xf32>) {
+  // expected-error @+1 {{'lpc.attention' op mask must be [Sq, Skv] = [4, 4] (shared by every batch and head), got 'tensor<2x4x4xf32>'}}
+  %o, %l = lpc.attention %q, %q, %q mask %m : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x4xf32> -> tensor<2x4x8xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_scale(%q: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lpc.attention' op scale must be finite}}
+  %o, %l = lpc.attention %q, %q, %q {scale = 0x7FF0000000000000 : f64} : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grad_type(%g: tensor<4x8xbf16>, %q: tensor<4x8xf32>, %l: tensor<4xf32>) {
+  // expected-error @+1 {{'lpc.attention_grad' op grad must have the type of result, got 'tensor<4x8xbf16>' and 'tensor<4x8xf32>'}}
+  %dq, %dk, %dv = lpc.attention_grad %g, %q, %q, %q, %q, %l : tensor<4x8xbf16>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>
+  return
+}

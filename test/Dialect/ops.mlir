@@ -561,3 +561,17 @@ func.func @fp8_stats(%x: tensor<4x8xbf16>, %s: tensor<f32>) -> (tensor<f32>, ten
   %0, %1 = lpc.fp8_stats %x, %s {format = #lpc.precision<fp8_e5m2>} : tensor<4x8xbf16>
   return %0, %1 : tensor<f32>, tensor<f32>
 }
+
+// CHECK-LABEL: func.func @attention
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x16x8xbf16>, %[[K:.*]]: tensor<2x4x12x8xbf16>, %[[V:.*]]: tensor<2x4x12x6xbf16>, %[[M:.*]]: tensor<16x12xf32>)
+func.func @attention(%q: tensor<2x4x16x8xbf16>, %k: tensor<2x4x12x8xbf16>,
+                     %v: tensor<2x4x12x6xbf16>, %m: tensor<16x12xf32>)
+    -> (tensor<2x4x16x8xbf16>, tensor<2x4x12x8xbf16>, tensor<2x4x12x6xbf16>) {
+  // CHECK-NEXT: %[[O:.*]], %[[L:.*]] = lpc.attention %[[Q]], %[[K]], %[[V]] {causal} : tensor<2x4x16x8xbf16>, tensor<2x4x12x8xbf16>, tensor<2x4x12x6xbf16> -> tensor<2x4x16x6xbf16>, tensor<2x4x16xf32>{{$}}
+  %o, %l = lpc.attention %q, %k, %v {causal} : tensor<2x4x16x8xbf16>, tensor<2x4x12x8xbf16>, tensor<2x4x12x6xbf16> -> tensor<2x4x16x6xbf16>, tensor<2x4x16xf32>
+  // CHECK-NEXT: %{{.*}}, %{{.*}} = lpc.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] {scale = 2.500000e-01 : f64} : tensor<2x4x16x8xbf16>, tensor<2x4x12x8xbf16>, tensor<2x4x12x6xbf16>, tensor<16x12xf32> -> tensor<2x4x16x6xbf16>, tensor<2x4x16xf32>{{$}}
+  %o2, %l2 = lpc.attention %q, %k, %v mask %m {scale = 0.25 : f64} : tensor<2x4x16x8xbf16>, tensor<2x4x12x8xbf16>, tensor<2x4x12x6xbf16>, tensor<16x12xf32> -> tensor<2x4x16x6xbf16>, tensor<2x4x16xf32>
+  // CHECK-NEXT: %{{.*}}, %{{.*}}, %{{.*}} = lpc.attention_grad %[[O]], %[[Q]], %[[K]], %[[V]], %[[O]], %[[L]] mask %[[M]] {causal} : tensor<2x4x16x6xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x12x8xbf16>, tensor<2x4x12x6xbf16>, tensor<2x4x16x6xbf16>, tensor<2x4x16xf32>, tensor<16x12xf32>{{$}}
+  %dq, %dk, %dv = lpc.attention_grad %o, %q, %k, %v, %o, %l mask %m {causal} : tensor<2x4x16x6xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x12x8xbf16>, tensor<2x4x12x6xbf16>, tensor<2x4x16x6xbf16>, tensor<2x4x16xf32>, tensor<16x12xf32>
+  return %dq, %dk, %dv : tensor<2x4x16x8xbf16>, tensor<2x4x12x8xbf16>, tensor<2x4x12x6xbf16>
+}

@@ -592,3 +592,26 @@ func.func @loss_scale_update() -> (tensor<f32>, tensor<i32>, tensor<f32>, tensor
 // JSON-NEXT:     {"dtype": "f32", "shape": [2, 1, 2], "data": [19, 22, 43, 50]}
 // JSON-NEXT:   ]
 // JSON-NEXT: }
+
+// lpc.attention, q = k = I (2x2), v = [[1, 2], [3, 4]], scale 1. Causal:
+// row 0 sees key 0 only (o = v0, lse = 1); row 1 scores [0, 1]:
+// lse = ln(1 + e) = 1.31326169 (f32 1.3132616), p = [0.2689414, 0.7310586],
+// o = [1 + 2 * 0.7310586, 2 + 2 * 0.7310586]. With the mask [[-inf, -inf],
+// [0, 0]] instead, row 0 sees no key: o = 0, lse = -inf.
+// RUN: lpc-eval %s --function=attention --print=full | FileCheck %s --check-prefix=ATTENTION
+// ATTENTION:      result #0: tensor<2x2xf32>
+// ATTENTION-NEXT:   {{\[}}[1, 2], [2.4621172, 3.4621172]]
+// ATTENTION-NEXT: result #1: tensor<2xf32>
+// ATTENTION-NEXT:   [1, 1.3132616]
+// ATTENTION-NEXT: result #2: tensor<2x2xf32>
+// ATTENTION-NEXT:   {{\[}}[0, 0], [2.4621172, 3.4621172]]
+// ATTENTION-NEXT: result #3: tensor<2xf32>
+// ATTENTION-NEXT:   [-inf, 1.3132616]
+func.func @attention() -> (tensor<2x2xf32>, tensor<2xf32>, tensor<2x2xf32>, tensor<2xf32>) {
+  %q = lpc.constant dense<[[1.0, 0.0], [0.0, 1.0]]> : tensor<2x2xf32>
+  %v = lpc.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %m = lpc.constant dense<[[0xFF800000, 0xFF800000], [0.0, 0.0]]> : tensor<2x2xf32>
+  %o, %l = lpc.attention %q, %q, %v {causal, scale = 1.0 : f64} : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x2xf32>, tensor<2xf32>
+  %o2, %l2 = lpc.attention %q, %q, %v mask %m {scale = 1.0 : f64} : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x2xf32>, tensor<2xf32>
+  return %o, %l, %o2, %l2 : tensor<2x2xf32>, tensor<2xf32>, tensor<2x2xf32>, tensor<2xf32>
+}

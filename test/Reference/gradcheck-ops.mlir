@@ -240,3 +240,35 @@ func.func @mse_both() -> tensor<f32> {
   %l = lpc.mse_loss %p, %q {reduction = #lpc.reduction<sum>} : tensor<3x2xf32>
   return %l : tensor<f32>
 }
+// lpc.attention: every element of query, key and value, causal (Sq = Skv),
+// with an additive mask and fewer queries than keys (one key masked off for
+// one row), and without either, more queries than keys, an explicit scale
+// and D != Dv.
+func.func @attention_causal() -> tensor<f32> {
+  %q = lpc.param "q" zeros : tensor<2x3x5x4xf32>
+  %k = lpc.param "k" zeros : tensor<2x3x5x4xf32>
+  %v = lpc.param "v" zeros : tensor<2x3x5x4xf32>
+  %t = lpc.input "t" targets : tensor<2x3x5x4xf32>
+  %o, %lse = lpc.attention %q, %k, %v {causal} : tensor<2x3x5x4xf32>, tensor<2x3x5x4xf32>, tensor<2x3x5x4xf32> -> tensor<2x3x5x4xf32>, tensor<2x3x5xf32>
+  %l = lpc.mse_loss %o, %t : tensor<2x3x5x4xf32>
+  return %l : tensor<f32>
+}
+func.func @attention_additive_mask() -> tensor<f32> {
+  %q = lpc.param "q" zeros : tensor<2x3x4xf32>
+  %k = lpc.param "k" zeros : tensor<2x5x4xf32>
+  %v = lpc.param "v" zeros : tensor<2x5x3xf32>
+  %m = lpc.constant dense<[[0.0, 0.5, -1.0, 0.0, 0.25], [0.0, 0xFF800000, 0.0, 1.0, 0.0], [0.3, 0.0, 0.0, 0.0, -0.5]]> : tensor<3x5xf32>
+  %t = lpc.input "t" targets : tensor<2x3x3xf32>
+  %o, %lse = lpc.attention %q, %k, %v mask %m {causal} : tensor<2x3x4xf32>, tensor<2x5x4xf32>, tensor<2x5x3xf32>, tensor<3x5xf32> -> tensor<2x3x3xf32>, tensor<2x3xf32>
+  %l = lpc.mse_loss %o, %t : tensor<2x3x3xf32>
+  return %l : tensor<f32>
+}
+func.func @attention_scale() -> tensor<f32> {
+  %q = lpc.param "q" zeros : tensor<6x3xf32>
+  %k = lpc.param "k" zeros : tensor<4x3xf32>
+  %v = lpc.param "v" zeros : tensor<4x2xf32>
+  %t = lpc.input "t" targets : tensor<6x2xf32>
+  %o, %lse = lpc.attention %q, %k, %v {scale = 0.7 : f64} : tensor<6x3xf32>, tensor<4x3xf32>, tensor<4x2xf32> -> tensor<6x2xf32>, tensor<6xf32>
+  %l = lpc.mse_loss %o, %t : tensor<6x2xf32>
+  return %l : tensor<f32>
+}

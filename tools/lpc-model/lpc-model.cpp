@@ -52,6 +52,7 @@ namespace {
 enum class Activation { gelu, relu, silu, tanh };
 enum class HeadKind { tied, untied };
 enum class NormKind { layernorm, rmsnorm };
+enum class AttentionKind { unfused, fused };
 
 cl::OptionCategory outputCat("Output options");
 cl::OptionCategory mlpCat("MLP options");
@@ -170,6 +171,15 @@ cl::opt<NormKind> gptNorm(
                clEnumValN(NormKind::rmsnorm, "rmsnorm",
                           "RMSNorm with a weight only (LLaMA)")),
     cl::init(NormKind::layernorm), cl::sub(gptCmd), cl::cat(gptCat));
+cl::opt<AttentionKind> gptAttention(
+    "attention", cl::desc("How causal self-attention is written"),
+    cl::values(clEnumValN(AttentionKind::unfused, "unfused",
+                          "matmul, scale, causal_mask, softmax, matmul: the "
+                          "S x S scores are tensors (default)"),
+               clEnumValN(AttentionKind::fused, "fused",
+                          "one lpc.attention {causal} per block (flash "
+                          "attention; no dropout on the probabilities)")),
+    cl::init(AttentionKind::unfused), cl::sub(gptCmd), cl::cat(gptCat));
 
 constexpr const char *kOverview = R"(lpc-model: emits lpc-dialect training models
 
@@ -492,6 +502,7 @@ struct GptConfig {
   HeadKind head;
   double dropout;
   NormKind norm;
+  AttentionKind attention;
 };
 
 bool readGptConfig(GptConfig &c) {
@@ -505,6 +516,7 @@ bool readGptConfig(GptConfig &c) {
   c.head = gptHead;
   c.dropout = gptDropout;
   c.norm = gptNorm;
+  c.attention = gptAttention;
   if (!checkSize("gpt", "layers", c.layers) ||
       !checkSize("gpt", "d-model", c.dModel) ||
       !checkSize("gpt", "heads", c.heads) ||
@@ -525,14 +537,19 @@ bool readGptConfig(GptConfig &c) {
   if (!(c.dropout >= 0.0 && c.dropout < 1.0))
     return usageError("gpt", "--dropout=" + formatDouble(c.dropout) +
                                  ": the rate must be in [0, 1)");
+  if (c.dropout != 0.0 && c.attention == AttentionKind::fused)
+    return usageError("gpt", "--attention=fused has no dropout on the "
+                             "attention probabilities: use "
+                             "--attention=unfused with --dropout=" +
+                                 formatDouble(c.dropout));
   int64_t d = c.dModel, b = c.batch, s = c.seq;
   return checkElements("gpt", "the MLP hidden activation",
                        {b, s, d, c.mlpRatio}) &&
          checkElements("gpt", "the MLP weight", {d, d, c.mlpRatio}) &&
          checkElements("gpt", "the qkv activation", {b, s, d, 3}) &&
          checkElements("gpt", "the qkv weight", {d, d, 3}) &&
-         checkElements("gpt", "the attention scores",
-                       {b, c.heads, s, s}) &&
+         (c.attention == AttentionKind::fused ||
+          checkElements("gpt", "the attention scores", {b, c.heads, s, s})) &&
          checkElements("gpt", "the token embedding 'wte'", {c.vocab, d}) &&
          checkElements("gpt", "the logits", {b, s, c.vocab});
 }
@@ -546,6 +563,9 @@ std::string gptCommand(const GptConfig &c) {
      << (c.head == HeadKind::tied ? " --tied" : " --untied")
      << " --dropout=" << formatDouble(c.dropout)
      << " --norm=" << (c.norm == NormKind::layernorm ? "layernorm" : "rmsnorm");
+  // Only when not the default: the examples' headers predate the option.
+  if (c.attention == AttentionKind::fused)
+    os << " --attention=fused";
   return s;
 }
 
@@ -610,15 +630,23 @@ Model buildGpt(MLIRContext *ctx, const GptConfig &c) {
       return TransposeOp::create(b, attnLoc, t, toHeads); // [B, H, S, Dh]
     };
     Value q = head(0), k = head(1), v = head(2);
-    Value scores = mb.matmul(q, k, attn, /*transposeB=*/true); // [B,H,S,S]
-    scores = ScaleOp::create(b, attnLoc, scores,
-                             llvm::APFloat(1.0 / std::sqrt((double)Dh)));
-    scores = CausalMaskOp::create(
-        b, attnLoc, scores,
-        llvm::APFloat::getInf(llvm::APFloat::IEEEdouble(), /*Negative=*/true));
-    Value probs = SoftmaxOp::create(b, attnLoc, scores, /*axis=*/-1);
-    probs = dropout(probs, attn);
-    Value y = mb.matmul(probs, v, attn); // [B, H, S, Dh]
+    Value y;
+    if (c.attention == AttentionKind::fused) {
+      auto att = AttentionOp::create(
+          b, attnLoc, TypeRange{mb.f32({B, H, S, Dh}), mb.f32({B, H, S})}, q,
+          k, v, /*mask=*/Value(), /*causal=*/true, /*scale=*/nullptr);
+      y = att.getResult(); // [B, H, S, Dh]
+    } else {
+      Value scores = mb.matmul(q, k, attn, /*transposeB=*/true); // [B,H,S,S]
+      scores = ScaleOp::create(b, attnLoc, scores,
+                               llvm::APFloat(1.0 / std::sqrt((double)Dh)));
+      scores = CausalMaskOp::create(
+          b, attnLoc, scores,
+          llvm::APFloat::getInf(llvm::APFloat::IEEEdouble(), /*Negative=*/true));
+      Value probs = SoftmaxOp::create(b, attnLoc, scores, /*axis=*/-1);
+      probs = dropout(probs, attn);
+      y = mb.matmul(probs, v, attn); // [B, H, S, Dh]
+    }
     y = TransposeOp::create(b, attnLoc, y, toHeads); // [B, S, H, Dh]
     y = ReshapeOp::create(b, attnLoc, mb.f32({B, S, D}), y);
     y = mb.linear(y, attn + ".proj", D, D, residualInit);
@@ -658,6 +686,8 @@ Model buildGpt(MLIRContext *ctx, const GptConfig &c) {
       (c.head == HeadKind::tied ? "tied" : "untied") + " head";
   if (c.dropout != 0.0)
     model.description += ", dropout " + formatDouble(c.dropout);
+  if (c.attention == AttentionKind::fused)
+    model.description += ", fused attention";
   return model;
 }
 

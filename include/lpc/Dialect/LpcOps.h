@@ -42,6 +42,11 @@ inferMatmulShape(std::optional<Location> loc, StringRef opName,
                  RankedTensorType lhs, RankedTensorType rhs, bool transposeA,
                  bool transposeB);
 
+/// Makes one-shot-bufferize turn lpc.attention / lpc.attention_grad into
+/// calls of the fused attention entry points (dialects/
+/// AttentionBufferization.cpp); the dialect does it when it loads.
+void attachAttentionBufferization(MLIRContext *ctx);
+
 } // namespace lpc
 } // namespace mlir
 
