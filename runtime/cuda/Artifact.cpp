@@ -7,8 +7,11 @@
 #include "PtxScan.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <set>
+#include <tuple>
 
 namespace lpc {
 namespace rt {
@@ -96,9 +99,37 @@ GemmDesc GemmOp::desc() const {
   return d;
 }
 
+AttentionDesc AttentionOp::desc() const {
+  AttentionDesc d;
+  d.backward = backward;
+  d.dtype = dtype;
+  d.causal = causal;
+  d.scale = float(scale);
+  auto strides4 = [](const View &v) {
+    AttentionDesc::Strides s{};
+    for (size_t i = 0; i < 4 && i < v.strides.size(); ++i)
+      s[i] = v.strides[i];
+    return s;
+  };
+  if (q.sizes.size() == 4 && k.sizes.size() == 4 && v.sizes.size() == 4) {
+    d.b = q.sizes[0];
+    d.h = q.sizes[1];
+    d.sq = q.sizes[2];
+    d.d = q.sizes[3];
+    d.skv = k.sizes[2];
+    d.dv = v.sizes[3];
+  }
+  d.q = strides4(q), d.k = strides4(k), d.v = strides4(v), d.o = strides4(o);
+  if (backward)
+    d.dO = strides4(dO), d.dq = strides4(dq), d.dk = strides4(dk), d.dV = strides4(dv);
+  return d;
+}
+
 std::string opLabel(const ArtifactOp &op) {
   if (const LaunchOp *l = std::get_if<LaunchOp>(&op))
     return "launch " + l->kernel;
+  if (const AttentionOp *a = std::get_if<AttentionOp>(&op))
+    return a->backward ? "attention_backward" : "attention";
   return std::holds_alternative<GemmOp>(op) ? "gemm" : "copy";
 }
 
@@ -561,7 +592,35 @@ public:
       out = std::move(c);
       return Error::success();
     }
-    return fail(where, "unknown op '" + kind + "' (launch, gemm or copy)");
+    if (kind == "attention" || kind == "attention_backward") {
+      AttentionOp a;
+      a.backward = kind == "attention_backward";
+      std::string here = where + " (" + kind + ")";
+      if (Error e = dtype(v, "dtype", here, a.dtype))
+        return e;
+      const JsonValue *causal = v.find("causal");
+      if (!causal)
+        return fail(here, "missing 'causal'");
+      if (Error e = boolean(v, "causal", here, a.causal))
+        return e;
+      Expected<const JsonValue *> scale = member(v, "scale", here);
+      if (!scale)
+        return scale.takeError();
+      if (!(*scale)->isNumber())
+        return wrongKind(**scale, "scale", "a number", here);
+      a.scale = (*scale)->asDouble();
+      std::vector<std::pair<const char *, View *>> views = {
+          {"q", &a.q}, {"k", &a.k}, {"v", &a.v}, {"o", &a.o}, {"lse", &a.lse}};
+      if (a.backward)
+        views.insert(views.end(), {{"do", &a.dO}, {"dq", &a.dq}, {"dk", &a.dk}, {"dv", &a.dv}});
+      for (auto [key, view] : views)
+        if (Error e = viewMember(v, key, here, *view))
+          return e;
+      out = std::move(a);
+      return Error::success();
+    }
+    return fail(where, "unknown op '" + kind +
+                           "' (launch, gemm, copy, attention or attention_backward)");
   }
 
   Error function(const JsonValue &v, const std::string &where, ArtifactFunction &f) const {
@@ -896,6 +955,133 @@ public:
     return Error::success();
   }
 
+  /// The attention ops (CudaAttention.h): what the runtime and cuDNN rely
+  /// on, each rule naming the key it is about.
+  Error attention(const AttentionOp &a, const std::string &where) const {
+    if (a.dtype != DType::BF16 && a.dtype != DType::F16)
+      return fail(where, std::string("dtype: ") + dtypeName(a.dtype) +
+                             " (attention takes BF16 or F16)");
+    struct Operand {
+      const char *name;
+      const View *v;
+      bool output;
+    };
+    std::vector<Operand> ops4 = {{"q", &a.q, false}, {"k", &a.k, false}, {"v", &a.v, false},
+                                 {"o", &a.o, !a.backward}};
+    if (a.backward)
+      ops4.insert(ops4.end(), {{"do", &a.dO, false},
+                               {"dq", &a.dq, true},
+                               {"dk", &a.dk, true},
+                               {"dv", &a.dv, true}});
+    for (const Operand &o : ops4) {
+      std::string here = where + ": " + o.name;
+      if (Error e = view(*o.v, here))
+        return e;
+      if (o.v->sizes.size() != 4)
+        return fail(here, "attention views are rank 4 ([B, H, S, D]), not rank " +
+                              std::to_string(o.v->sizes.size()));
+      if (o.v->elemBytes != 2)
+        return fail(here, "elem_bytes " + std::to_string(o.v->elemBytes) + " but the dtype is " +
+                              dtypeName(a.dtype) + " (2 bytes)");
+      if (o.v->strides[3] != 1)
+        return fail(here, "the last stride must be 1 (strides " + shapeString(o.v->strides) +
+                              "): cuDNN reads rows of D contiguous elements");
+      for (int64_t n : o.v->sizes)
+        if (n < 1)
+          return fail(here, "sizes " + shapeString(o.v->sizes) + " has an empty dimension");
+    }
+    {
+      std::string here = where + ": lse";
+      if (Error e = view(a.lse, here))
+        return e;
+      if (a.lse.sizes.size() != 3 || a.lse.elemBytes != 4 || !a.lse.isContiguous())
+        return fail(here, "lse is a contiguous [B, H, Sq] F32 view (elem_bytes 4); got sizes " +
+                              shapeString(a.lse.sizes) + ", strides " +
+                              shapeString(a.lse.strides) + ", elem_bytes " +
+                              std::to_string(a.lse.elemBytes));
+    }
+    // Shapes: B, H, Sq, D from q; Skv from k; Dv from v.
+    const std::vector<int64_t> &q = a.q.sizes;
+    int64_t B = q[0], H = q[1], Sq = q[2], D = q[3], Skv = a.k.sizes[2], Dv = a.v.sizes[3];
+    std::string dims = " (B " + std::to_string(B) + ", H " + std::to_string(H) + ", Sq " +
+                       std::to_string(Sq) + ", D " + std::to_string(D) + " from q; Skv " +
+                       std::to_string(Skv) + " from k; Dv " + std::to_string(Dv) + " from v)";
+    std::vector<std::pair<Operand, std::vector<int64_t>>> shapes = {
+        {ops4[1], {B, H, Skv, D}}, {ops4[2], {B, H, Skv, Dv}}, {ops4[3], {B, H, Sq, Dv}}};
+    if (a.backward)
+      shapes.insert(shapes.end(), {{ops4[4], {B, H, Sq, Dv}},
+                                   {ops4[5], {B, H, Sq, D}},
+                                   {ops4[6], {B, H, Skv, D}},
+                                   {ops4[7], {B, H, Skv, Dv}}});
+    for (const auto &[o, want] : shapes)
+      if (o.v->sizes != want)
+        return fail(where + ": " + o.name, "is " + shapeString(o.v->sizes) + ", expected " +
+                                               shapeString(want) + dims);
+    if (a.lse.sizes != std::vector<int64_t>{B, H, Sq})
+      return fail(where + ": lse", "is " + shapeString(a.lse.sizes) + ", expected " +
+                                       shapeString({B, H, Sq}) + dims);
+    // cuDNN's limits (CudaAttention.h): head dims, alignment.
+    for (auto [key, name, n] : {std::tuple<const char *, const char *, int64_t>{"q", "D", D},
+                                {"v", "Dv", Dv}})
+      if (n % kAttentionHeadDimMultiple || n > kAttentionMaxHeadDimSm90)
+        return fail(where + ": " + key,
+                    std::string("head dim ") + name + " = " + std::to_string(n) +
+                        ": cuDNN's fused attention takes multiples of 8 up to 256 (128 before "
+                        "sm_90)");
+    for (const Operand &o : ops4) {
+      bool aligned = o.v->offset % kAttentionHeadDimMultiple == 0;
+      for (size_t d = 0; d < 3; ++d)
+        aligned = aligned && o.v->strides[d] % kAttentionHeadDimMultiple == 0;
+      if (!aligned)
+        return fail(where + ": " + o.name,
+                    "offset " + std::to_string(o.v->offset) + " and strides " +
+                        shapeString(o.v->strides) +
+                        " must be multiples of 8 elements (16 bytes: cuDNN's tensors are 16-byte "
+                        "aligned)");
+    }
+    if (a.lse.offset % 4)
+      return fail(where + ": lse", "offset " + std::to_string(a.lse.offset) +
+                                       " must be a multiple of 4 elements (16 bytes)");
+    if (a.causal && Sq > Skv)
+      return fail(where + ": causal",
+                  "Sq " + std::to_string(Sq) + " > Skv " + std::to_string(Skv) +
+                      ": the bottom-right aligned causal mask leaves the first Sq - Skv rows "
+                      "without a key (cuDNN refuses it)");
+    if (!std::isfinite(a.scale) || float(a.scale) == 0.0f || !std::isfinite(float(a.scale)))
+      return fail(where + ": scale", "must be a finite, non-zero f32 (got " +
+                                         std::to_string(a.scale) + ")");
+    // Outputs share no bytes with inputs (cuDNN reads while it writes).
+    std::vector<Operand> reads, writes;
+    for (const Operand &o : ops4)
+      (o.output ? writes : reads).push_back(o);
+    (a.backward ? reads : writes).push_back({"lse", &a.lse, !a.backward});
+    for (const Operand &w : writes)
+      for (const Operand &r : reads)
+        if (overlaps(*w.v, *r.v))
+          return fail(where + ": " + w.name, std::string("shares bytes of ") +
+                                                 viewSpaceName(w.v->space) + " " +
+                                                 std::to_string(w.v->index) + " with " + r.name +
+                                                 " (an output must not overlap an input)");
+    if (Error e = validateAttention(a.desc()))
+      return fail(where, e.message());
+    return Error::success();
+  }
+
+  /// Whether two (validated, non-empty) views' byte ranges meet.
+  static bool overlaps(const View &x, const View &y) {
+    if (x.space != y.space || x.index != y.index)
+      return false;
+    auto range = [](const View &v) {
+      int64_t lo = v.offset, hi = v.offset;
+      for (size_t d = 0; d < v.sizes.size(); ++d)
+        (v.strides[d] < 0 ? lo : hi) += (v.sizes[d] - 1) * v.strides[d];
+      return std::make_pair(lo * int64_t(v.elemBytes), (hi + 1) * int64_t(v.elemBytes));
+    };
+    auto [xa, xb] = range(x);
+    auto [ya, yb] = range(y);
+    return xa < yb && ya < xb;
+  }
+
   Error run() const {
     if (f_.name.empty())
       return makeError(source_, "a function has an empty name");
@@ -932,6 +1118,8 @@ public:
         e = launch(*l, where);
       else if (const GemmOp *g = std::get_if<GemmOp>(&op))
         e = gemm(*g, where);
+      else if (const AttentionOp *a = std::get_if<AttentionOp>(&op))
+        e = attention(*a, where);
       else
         e = copy(*std::get_if<CopyOp>(&op), where);
       if (e)
@@ -1004,6 +1192,22 @@ Error Artifact::validate() const {
     if (Error e = f.validate(source))
       return e;
   }
+  // cuDNN's head-dim limit before Hopper (CudaAttention.h): the chip says
+  // which GPUs the artifact is for.
+  int chipNumber = chip.rfind("sm_", 0) == 0 ? std::atoi(chip.c_str() + 3) : 0;
+  int64_t maxHeadDim = attentionMaxHeadDim(chipNumber / 10);
+  for (const ArtifactFunction &f : functions)
+    for (size_t i = 0; i < f.ops.size(); ++i)
+      if (const AttentionOp *a = std::get_if<AttentionOp>(&f.ops[i])) {
+        AttentionDesc d = a->desc();
+        if (d.d > maxHeadDim || d.dv > maxHeadDim)
+          return makeError(source, "function '" + f.name + "', op " + std::to_string(i) + " (" +
+                                       opLabel(f.ops[i]) + "): " + (d.d > maxHeadDim ? "q" : "v") +
+                                       ": head dim " + (d.d > maxHeadDim ? "D = " + std::to_string(d.d)
+                                                                         : "Dv = " + std::to_string(d.dv)) +
+                                       " is above " + std::to_string(maxHeadDim) +
+                                       ", cuDNN's limit for " + chip + " (256 from sm_90)");
+      }
   return Error::success();
 }
 

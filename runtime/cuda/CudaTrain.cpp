@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 
 namespace lpc {
 namespace rt {
@@ -33,6 +34,7 @@ class CudaStep;
 struct Session {
   std::unique_ptr<Device> device;
   std::unique_ptr<GemmEngine> gemm;
+  std::unique_ptr<AttentionEngine> attention;
   Artifact artifact;
   /// The train step that keeps the state on the device, once it has it
   /// there: evaluation reads that state in place.
@@ -376,6 +378,26 @@ Expected<CudaSteps> openCudaSteps(Artifact artifact,
       return gemm.error();
     session->gemm = gemm.take();
   }
+  // cuDNN only when there is an attention step; its plans are built and
+  // its workspace allocated now, before any step runs or is captured.
+  std::vector<AttentionDesc> attentionDescs;
+  std::set<std::string> attentionKeys;
+  for (const ArtifactFunction &f : session->artifact.functions)
+    for (const ArtifactOp &op : f.ops)
+      if (const AttentionOp *a = std::get_if<AttentionOp>(&op))
+        if (attentionKeys.insert(a->desc().key()).second)
+          attentionDescs.push_back(a->desc());
+  if (!attentionDescs.empty()) {
+    Expected<std::unique_ptr<AttentionEngine>> attn =
+        AttentionEngine::create(*session->device);
+    if (!attn)
+      return attn.error().withContext(session->artifact.source + " has attention steps");
+    session->attention = attn.take();
+    for (const AttentionDesc &d : attentionDescs)
+      if (Error e = session->attention->prepare(d))
+        return e.withContext(session->artifact.source);
+  }
+  AttentionEngine *attention = session->attention.get();
   GemmEngine *engine = session->gemm.get();
   CudaSteps out;
   out.device = info.name + " (sm_" + std::to_string(cc) + ")";
@@ -389,6 +411,9 @@ Expected<CudaSteps> openCudaSteps(Artifact artifact,
         *session->device, *fn,
         [engine](const GemmDesc &d, const GemmOperands &o) {
           return engine->run(d, o);
+        },
+        [attention](const AttentionDesc &d, const AttentionOperands &o) {
+          return attention->run(d, o);
         },
         session->artifact.source);
     if (!f)

@@ -45,9 +45,14 @@ namespace {
 // taken at the same fraction of their peak as BF16 GEMMs.
 constexpr double kPeakBf16 = 989.4e12, kPeakTf32 = 494.7e12, kPeakF32 = 66.9e12;
 
+/// Attention rates: forward, backward; forward causal, backward causal.
+struct AttentionRates {
+  double fwd, bwd, fwdCausal, bwdCausal;
+};
+
 constexpr CostConstants makeConstants(double bf16, double fp8, double split, double bw,
                                       double node, double l2Lat, double dramLat,
-                                      double sectors) {
+                                      double sectors, AttentionRates attn) {
   return CostConstants{bf16,
                        fp8,
                        split,
@@ -57,8 +62,26 @@ constexpr CostConstants makeConstants(double bf16, double fp8, double split, dou
                        node,
                        l2Lat,
                        dramLat,
-                       sectors};
+                       sectors,
+                       attn.fwd,
+                       attn.bwd,
+                       attn.fwdCausal,
+                       attn.bwdCausal};
 }
+
+// cuDNN fused attention (BF16, D = Dv = 128), TFLOP/s as cuDNN's benchmark
+// counts them (AttentionDesc::flops: non-masked score elements only): NVIDIA's
+// published H200 run of cuDNN 9.19.1 (cudnn-frontend, benchmark/
+// sdpa_benchmark_training/results/h200_919_only_cudnn/
+// llama3.1_20260227_034703.csv; B 1, 64 query heads, Sq = Skv):
+//   S = 2048: no mask fwd 633 / bwd 504, causal 484 / 370  (mid)
+//   S = 4096: no mask fwd 671 / bwd 560, causal 591 / 474  (low: longer
+//             sequences, or more heads in a wave, run faster)
+//   high: the mid figures x 0.9 (an assumption, the GEMM rates' high/mid
+//   spread: another cuDNN 9 release, strided q/k/v, clocks under load).
+constexpr AttentionRates kAttnLow{671e12, 560e12, 591e12, 474e12};
+constexpr AttentionRates kAttnMid{633e12, 504e12, 484e12, 370e12};
+constexpr AttentionRates kAttnHigh{633e12 * 0.9, 504e12 * 0.9, 484e12 * 0.9, 370e12 * 0.9};
 
 const CostConstants kConstants[3] = {
     // BF16 GEMMs 780 / 720 / 650 TFLOP/s: torchao's roofline model
@@ -83,9 +106,10 @@ const CostConstants kConstants[3] = {
     // L2 -> SM sectors for scalar byte gathers 9 / 7 / 5.5 TB/s: ~ one
     //   32-byte sector per clock per L2 slice pair; an L1-side model (one
     //   128-byte line per clock per SM) gives the same order.
-    makeConstants(780e12, 1550e12, 0.95, 4.4e12, 1.5e-6, 0.12e-6, 0.35e-6, 9e12),
-    makeConstants(720e12, 1350e12, 0.90, 4.1e12, 2.5e-6, 0.20e-6, 0.50e-6, 7e12),
-    makeConstants(650e12, 1200e12, 0.80, 3.8e12, 3.5e-6, 0.35e-6, 0.80e-6, 5.5e12),
+    // Attention: kAttnLow / kAttnMid / kAttnHigh above.
+    makeConstants(780e12, 1550e12, 0.95, 4.4e12, 1.5e-6, 0.12e-6, 0.35e-6, 9e12, kAttnLow),
+    makeConstants(720e12, 1350e12, 0.90, 4.1e12, 2.5e-6, 0.20e-6, 0.50e-6, 7e12, kAttnMid),
+    makeConstants(650e12, 1200e12, 0.80, 3.8e12, 3.5e-6, 0.35e-6, 0.80e-6, 5.5e12, kAttnHigh),
 };
 
 } // namespace
@@ -354,6 +378,36 @@ FunctionEstimate estimateFunction(const ArtifactFunction &f, Scenario scenario) 
       op.bound = compute >= memory ? "compute" : "DRAM";
       op.seconds = std::max(compute, memory) + fixed;
       est.gemmSeconds += op.seconds;
+    } else if (const AttentionOp *a = std::get_if<AttentionOp>(&f.ops[i])) {
+      // cuDNN's fused kernel: its FLOPs at the achieved rate, or its
+      // operands' bytes at DRAM bandwidth, whichever is longer.
+      ++est.attentions;
+      op.cls = "attention";
+      AttentionDesc d = a->desc();
+      op.flops = d.flops();
+      op.batch = d.b, op.m = d.sq, op.n = d.skv, op.k = d.d;
+      if (a->backward) {
+        for (const View *v : {&a->q, &a->k, &a->v, &a->o, &a->dO, &a->lse})
+          acc.reads.push_back(v);
+        for (const View *v : {&a->dq, &a->dk, &a->dv})
+          acc.writes.push_back(v);
+      } else {
+        for (const View *v : {&a->q, &a->k, &a->v})
+          acc.reads.push_back(v);
+        for (const View *v : {&a->o, &a->lse})
+          acc.writes.push_back(v);
+      }
+      for (const View *v : acc.reads)
+        op.readBytes += viewBytes(*v);
+      for (const View *v : acc.writes)
+        op.writeBytes += viewBytes(*v);
+      double rate = a->backward ? (a->causal ? c.attnBwdCausalFlops : c.attnBwdFlops)
+                                : (a->causal ? c.attnFwdCausalFlops : c.attnFwdFlops);
+      double compute = op.flops / rate;
+      double memory = (op.readBytes + op.writeBytes) / c.dramBytesPerS;
+      op.bound = compute >= memory ? "compute" : "DRAM";
+      op.seconds = std::max(compute, memory) + fixed;
+      est.attentionSeconds += op.seconds;
     } else if (const CopyOp *cp = std::get_if<CopyOp>(&f.ops[i])) {
       ++est.copies;
       op.cls = "copy";
@@ -447,7 +501,8 @@ FunctionEstimate estimateFunction(const ArtifactFunction &f, Scenario scenario) 
       OpCost &op = est.ops[i];
       const Access &acc = access[i];
       // At least one output goes to FP8 (a write nobody reads is neutral).
-      bool machinery = false, other = std::holds_alternative<GemmOp>(f.ops[i]);
+      bool machinery = false, other = std::holds_alternative<GemmOp>(f.ops[i]) ||
+                                      std::holds_alternative<AttentionOp>(f.ops[i]);
       for (const View *w : acc.writes) {
         const Slot *s = slotOf(f, *w);
         if (s && w->space == ViewSpace::Result && isFp8Slot(*s)) {
@@ -492,7 +547,7 @@ FunctionEstimate estimateFunction(const ArtifactFunction &f, Scenario scenario) 
   // Classes of launches and copies from what they touch.
   for (size_t i = 0; i < f.ops.size(); ++i) {
     OpCost &op = est.ops[i];
-    if (std::holds_alternative<GemmOp>(f.ops[i]))
+    if (std::holds_alternative<GemmOp>(f.ops[i]) || std::holds_alternative<AttentionOp>(f.ops[i]))
       continue;
     const Access &acc = access[i];
     bool readsByte = false, writesByte = false, writesWide = false, fp8State = false,

@@ -13,9 +13,10 @@ namespace rt {
 namespace cuda {
 
 CudaFunction::CudaFunction(Device &device, const ArtifactFunction &function,
-                           GemmCallback gemm, const std::string &source)
+                           GemmCallback gemm, AttentionCallback attention,
+                           const std::string &source)
     : device_(device), function_(function), gemm_(std::move(gemm)),
-      source_(source) {}
+      attention_(std::move(attention)), source_(source) {}
 
 CudaFunction::~CudaFunction() {
   // Queued kernels may still use the modules and the arena.
@@ -39,17 +40,27 @@ template <typename T> static uint64_t slotOf(T value) {
 Expected<std::unique_ptr<CudaFunction>>
 CudaFunction::create(Device &device, const ArtifactFunction &function,
                      GemmCallback gemm, const std::string &source) {
+  return create(device, function, std::move(gemm), nullptr, source);
+}
+
+Expected<std::unique_ptr<CudaFunction>>
+CudaFunction::create(Device &device, const ArtifactFunction &function,
+                     GemmCallback gemm, AttentionCallback attention,
+                     const std::string &source) {
   if (Error e = function.validate(source))
     return e;
-  std::unique_ptr<CudaFunction> fn(
-      new CudaFunction(device, function, std::move(gemm), source));
+  std::unique_ptr<CudaFunction> fn(new CudaFunction(
+      device, function, std::move(gemm), std::move(attention), source));
   const char *syncOps = std::getenv("LPC_CUDA_SYNC_OPS");
   fn->syncOps_ = syncOps && std::string(syncOps) == "1";
   const ArtifactFunction &f = fn->function_; // the copy the launches point into
   std::string where = source + ": function '" + f.name + "'";
-  for (const ArtifactOp &op : f.ops)
+  for (const ArtifactOp &op : f.ops) {
     if (std::holds_alternative<GemmOp>(op) && !fn->gemm_)
       return Error::make(where + ": has GEMMs but no GEMM callback was given");
+    if (std::holds_alternative<AttentionOp>(op) && !fn->attention_)
+      return Error::make(where + ": has attention steps but no attention callback was given");
+  }
 
   for (size_t i = 0; i < f.modules.size(); ++i) {
     Expected<Module> m = Module::load(device, f.modules[i].ptx.c_str());
@@ -194,6 +205,20 @@ Error CudaFunction::queueOps(const std::vector<CUdeviceptr> &args,
       if (g->bias)
         o.bias = address(*g->bias);
       e = gemm_(g->desc(), o);
+    } else if (const AttentionOp *a = std::get_if<AttentionOp>(&op)) {
+      AttentionOperands o;
+      o.q = address(a->q);
+      o.k = address(a->k);
+      o.v = address(a->v);
+      o.o = address(a->o);
+      o.lse = address(a->lse);
+      if (a->backward) {
+        o.dO = address(a->dO);
+        o.dq = address(a->dq);
+        o.dk = address(a->dk);
+        o.dV = address(a->dv);
+      }
+      e = attention_(a->desc(), o);
     } else {
       const CopyOp &c = *std::get_if<CopyOp>(&op);
       e = device_.copyDeviceToDevice(address(c.dst), address(c.src),

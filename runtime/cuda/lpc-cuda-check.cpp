@@ -27,6 +27,7 @@
 
 #include "lpc/Runtime/CudaAllocator.h"
 #include "lpc/Runtime/CudaArtifact.h"
+#include "lpc/Runtime/CudaAttention.h"
 #include "lpc/Runtime/CudaDriver.h"
 #include "lpc/Runtime/CudaEstimate.h"
 #include "lpc/Runtime/CudaGemm.h"
@@ -640,7 +641,7 @@ int checkArtifact(const std::string &path) {
   for (const ArtifactFunction &f : art->functions) {
     size_t launches = 0, gemms = 0, copies = 0;
     std::set<std::string> kernels;
-    std::map<std::string, int> gemmTypes;
+    std::map<std::string, int> gemmTypes, attentionTypes;
     for (const ArtifactOp &op : f.ops) {
       if (const LaunchOp *l = std::get_if<LaunchOp>(&op)) {
         ++launches;
@@ -652,6 +653,9 @@ int checkArtifact(const std::string &path) {
                         dtypeName(g->cType) + (g->aScale ? " scaled" : "") +
                         (g->bias ? " +bias" : "");
         ++gemmTypes[t];
+      } else if (const AttentionOp *a = std::get_if<AttentionOp>(&op)) {
+        ++attentionTypes[std::string(a->backward ? "backward " : "forward ") +
+                         dtypeName(a->dtype) + (a->causal ? " causal" : "")];
       } else {
         ++copies;
       }
@@ -667,6 +671,49 @@ int checkArtifact(const std::string &path) {
                 bytesText(resultBytes).c_str(), f.ops.size(), launches, kernels.size(),
                 f.modules.size(), gemms, counts(gemmTypes).c_str(), copies,
                 bytesText(size_t(f.arenaBytes)).c_str(), f.buffers.size());
+    if (!attentionTypes.empty())
+      std::printf("    attention steps (cuDNN): %s.\n", counts(attentionTypes).c_str());
+  }
+  // cuDNN builds the attention graphs' descriptors without a GPU too.
+  std::set<std::string> attnSeen;
+  for (const ArtifactFunction &f : art->functions)
+    for (const ArtifactOp &op : f.ops)
+      if (const AttentionOp *a = std::get_if<AttentionOp>(&op))
+        attnSeen.insert(a->desc().key());
+  if (!attnSeen.empty()) {
+    Expected<const Cudnn *> dnn = loadCudnn();
+    if (!dnn) {
+      std::printf("cuDNN not loaded (%s): attention graphs not checked.\n",
+                  dnn.error().message().c_str());
+    } else {
+      std::set<std::string> done;
+      size_t heuristic = 0, configs = 0;
+      std::string stopped;
+      for (const ArtifactFunction &f : art->functions)
+        for (size_t i = 0; i < f.ops.size(); ++i)
+          if (const AttentionOp *a = std::get_if<AttentionOp>(&f.ops[i])) {
+            AttentionDesc d = a->desc();
+            if (!done.insert(d.key()).second)
+              continue;
+            AttentionGraphCheck c;
+            if (Error e = checkAttentionGraph(**dnn, d, &c)) {
+              std::fprintf(stderr, "lpc-cuda-check: %s: function '%s', op %zu: %s\n",
+                           path.c_str(), f.name.c_str(), i, e.message().c_str());
+              return kExitFailed;
+            }
+            heuristic += c.planFinalized;
+            configs += c.engineConfigs;
+            if (stopped.empty())
+              stopped = c.stoppedAt;
+          }
+      std::string how = heuristic == done.size()
+                            ? "and an execution plan of each"
+                            : "without a GPU it stops at " + stopped + "; " +
+                                  std::to_string(configs) + " engine configurations offered";
+      std::printf("cuDNN %zu builds the operation graphs of all %zu distinct attention steps "
+                  "(%s).\n",
+                  cudnnVersion(**dnn), done.size(), how.c_str());
+    }
   }
   // cuBLASLt's descriptor calls need no GPU: where the library is here, it
   // must accept every GEMM as the runtime will describe it (types, layout,
@@ -733,11 +780,16 @@ double ms(double seconds) { return seconds * 1e3; }
 void printEstimateTable(const std::string &path, const FunctionEstimate &e, int top) {
   std::printf("%s: %s, modelled on an H200 SXM (a model, not a measurement), scenario %s\n",
               path.c_str(), e.function.c_str(), scenarioName(e.scenario));
-  std::printf("  nodes: %zu (%zu launches, %zu GEMMs, %zu copies)\n", e.nodes(), e.launches,
-              e.gemms, e.copies);
-  std::printf("  step: %.3f ms = GEMMs %.3f + kernels %.3f + copies %.3f (per-node cost %.3f "
+  // (Attention only where the artifact has some: older tables stay as they were.)
+  std::string attnNodes = e.attentions ? ", " + std::to_string(e.attentions) + " attention" : "";
+  char attnTime[64] = "";
+  if (e.attentions)
+    std::snprintf(attnTime, sizeof(attnTime), " + attention %.3f", ms(e.attentionSeconds));
+  std::printf("  nodes: %zu (%zu launches, %zu GEMMs%s, %zu copies)\n", e.nodes(), e.launches,
+              e.gemms, attnNodes.c_str(), e.copies);
+  std::printf("  step: %.3f ms = GEMMs %.3f%s + kernels %.3f + copies %.3f (per-node cost %.3f "
               "of it)\n",
-              ms(e.seconds), ms(e.gemmSeconds), ms(e.launchSeconds), ms(e.copySeconds),
+              ms(e.seconds), ms(e.gemmSeconds), attnTime, ms(e.launchSeconds), ms(e.copySeconds),
               ms(e.fixedSeconds));
   if (e.accessKnown)
     std::printf("  FP8 machinery: %zu ops, %.3f ms (non-GEMM ops that only feed FP8 GEMMs, "
@@ -813,7 +865,9 @@ std::string estimateJson(const std::string &path, const Estimated &e, int top,
            ", \"copies\": " + std::to_string(f.copies) +
            ", \"access_known\": " + (f.accessKnown ? "true" : "false") +
            ", \"fp8_machinery_ops\": " + std::to_string(f.fp8MachineryOps) +
-           ", \"fp8_machinery_ms\": " + num(ms(f.fp8MachinerySeconds)) + ", \"classes\": [";
+           ", \"fp8_machinery_ms\": " + num(ms(f.fp8MachinerySeconds)) +
+           ", \"attentions\": " + std::to_string(f.attentions) +
+           ", \"attention_ms\": " + num(ms(f.attentionSeconds)) + ", \"classes\": [";
     std::vector<ClassTotal> classes = f.classes();
     for (size_t i = 0; i < classes.size(); ++i)
       out += std::string(i ? ", " : "") + "{\"class\": " + jsonQuote(classes[i].cls) +
@@ -844,6 +898,7 @@ std::string estimateJson(const std::string &path, const Estimated &e, int top,
       out += std::string(i ? ", " : "") + "{\"op\": " + std::to_string(op.index) +
              ", \"what\": " + jsonQuote(op.label) + ", \"class\": " + jsonQuote(op.cls) +
              ", \"threads\": " + std::to_string(op.threads) +
+             (op.cls == "attention" ? ", \"flops\": " + whole(op.flops) : std::string()) +
              ", \"read_bytes\": " + whole(op.readBytes) +
              ", \"write_bytes\": " + whole(op.writeBytes) + ", \"bound\": " + jsonQuote(op.bound) +
              ", \"us\": " + num(op.seconds * 1e6) + "}";

@@ -3,7 +3,8 @@
 // The CUDA artifact (docs/cuda-artifact.md, format version 2): what the
 // compiler writes for a GPU and the runtime runs without LLVM/MLIR. This
 // header has its plain structs, the parser and the validator, and
-// CudaFunction, which runs one function of an artifact on a Device:
+// CudaFunction, which runs one function of an artifact on a Device
+// (attention steps through an AttentionCallback, the 5-argument create()):
 //
 //   Expected<Artifact> art = loadArtifact(path);     // parsed + validated
 //   Expected<std::unique_ptr<CudaFunction>> fn = CudaFunction::create(
@@ -14,7 +15,8 @@
 //
 // Validation happens before anything runs: every index, every view's
 // extreme elements against its space, GEMM shapes, kernels present in their
-// module's PTX with the parameter sizes the launch passes. Messages name the
+// module's PTX with the parameter sizes the launch passes, attention shapes,
+// strides and cuDNN's head-dim limits. Messages name the
 // place: "model.json: function 'mlp_train_step', op 12 (launch k3): param 0:
 // view of buffer 4 reaches byte 4096 of 2048".
 //
@@ -23,6 +25,7 @@
 #ifndef LPC_RUNTIME_CUDAARTIFACT_H
 #define LPC_RUNTIME_CUDAARTIFACT_H
 
+#include "lpc/Runtime/CudaAttention.h"
 #include "lpc/Runtime/CudaDriver.h"
 #include "lpc/Runtime/CudaGemm.h"
 #include "lpc/Runtime/Error.h"
@@ -135,8 +138,24 @@ struct CopyOp {
   View src, dst;
 };
 
-using ArtifactOp = std::variant<LaunchOp, GemmOp, CopyOp>;
-/// "launch k3", "gemm", "copy": how messages name an op.
+/// Scaled dot-product attention ("attention") or its gradient
+/// ("attention_backward"), CudaAttention.h's semantics: q, k, v, o (and
+/// do, dq, dk, dv) are rank-4 views of `dtype` with the last stride 1, lse
+/// a contiguous [B, H, Sq] F32 view (written forward, read backward).
+struct AttentionOp {
+  bool backward = false;
+  DType dtype = DType::BF16;
+  bool causal = false;
+  double scale = 1.0;
+  View q, k, v, o, lse;
+  View dO, dq, dk, dv; // backward only
+  /// The AttentionDesc of this op (meaningful once the views are validated).
+  AttentionDesc desc() const;
+};
+
+using ArtifactOp = std::variant<LaunchOp, GemmOp, CopyOp, AttentionOp>;
+/// "launch k3", "gemm", "copy", "attention", "attention_backward": how
+/// messages name an op.
 std::string opLabel(const ArtifactOp &op);
 
 struct ArtifactFunction {
@@ -203,6 +222,12 @@ Expected<Artifact> loadArtifact(const std::string &path);
 /// a host reference. Called in op order; the GEMM must be queued on the
 /// Device's stream (or be done when it returns).
 using GemmCallback = std::function<Error(const GemmDesc &, const GemmOperands &)>;
+/// How CudaFunction runs attention steps: AttentionEngine::run in
+/// production; tests pass a host stand-in (AttentionReference.h). Called in
+/// op order; the step must be queued on the Device's stream (or be done
+/// when it returns).
+using AttentionCallback =
+    std::function<Error(const AttentionDesc &, const AttentionOperands &)>;
 
 /// One artifact function ready to run on a Device: modules loaded, kernels
 /// resolved, the arena allocated once. Not thread-safe (one caller at a
@@ -213,6 +238,11 @@ public:
   static Expected<std::unique_ptr<CudaFunction>>
   create(Device &device, const ArtifactFunction &function, GemmCallback gemm,
          const std::string &source = "artifact");
+  /// ... with attention steps run by `attention` (needed iff the function
+  /// has attention ops).
+  static Expected<std::unique_ptr<CudaFunction>>
+  create(Device &device, const ArtifactFunction &function, GemmCallback gemm,
+         AttentionCallback attention, const std::string &source = "artifact");
   ~CudaFunction();
   CudaFunction(const CudaFunction &) = delete;
   CudaFunction &operator=(const CudaFunction &) = delete;
@@ -235,7 +265,8 @@ public:
 
   /// Captures the ops, with the pointers of the last run() (or runHost()),
   /// into a CUDA graph that later run()s with those pointers launch. The
-  /// GEMM callback must be capturable (GemmEngine::run is). Up to
+  /// GEMM and attention callbacks must be capturable (GemmEngine::run is;
+  /// AttentionEngine::run is once prepared). Up to
   /// kMaxGraphs pointer sets keep their graphs (a train step whose state
   /// blocks alternate has two); capturing one more drops the oldest.
   static constexpr size_t kMaxGraphs = 2;
@@ -246,7 +277,8 @@ public:
 
 private:
   CudaFunction(Device &device, const ArtifactFunction &function,
-               GemmCallback gemm, const std::string &source);
+               GemmCallback gemm, AttentionCallback attention,
+               const std::string &source);
   Error opError(size_t op, const Error &e) const;
   Error checkArity(const std::string &where, size_t args, size_t results) const;
   Error queueOps(const std::vector<CUdeviceptr> &args,
@@ -267,6 +299,7 @@ private:
   Device &device_;
   ArtifactFunction function_;
   GemmCallback gemm_;
+  AttentionCallback attention_;
   std::string source_;
   std::vector<Module> modules_;
   std::vector<PackedLaunch> launches_; // one per op (empty for non-launches)

@@ -15,6 +15,8 @@
 //   GEMM    max(2 M N K batch / (achieved rate of its format x a shape
 //           factor), bytes of A, B, C / DRAM bandwidth)
 //   copy    2 x bytes / DRAM bandwidth
+//   attention max(FLOPs (AttentionDesc::flops) / achieved cuDNN rate,
+//           bytes of q, k, v, o, lse (, do, dq, dk, dv) / DRAM bandwidth)
 //   kernel  max(bytes read + written / DRAM bandwidth,
 //               its serial loop's latency chain,
 //               L2 sectors of its scalar byte loads (FP8 transposes))
@@ -54,6 +56,10 @@ struct CostConstants {
   double l2LatencyS;     // a dependent load that hits L2
   double dramLatencyS;   // a dependent load from DRAM under load
   double sectorBytesPerS; // L2 -> SM sectors, for scalar byte gathers
+  // cuDNN fused attention (BF16/F16), achieved FLOP/s as cuDNN's benchmarks
+  // count them (AttentionDesc::flops): forward and backward, without and
+  // with the causal mask.
+  double attnFwdFlops, attnBwdFlops, attnFwdCausalFlops, attnBwdCausalFlops;
 };
 const CostConstants &costConstants(Scenario s);
 
@@ -73,7 +79,7 @@ struct OpCost {
   bool fp8Machinery = false; // a non-GEMM op whose every output only feeds
                              // FP8 GEMM operands/scales or FP8 state/metrics
   double readBytes = 0, writeBytes = 0;
-  double flops = 0;       // GEMMs
+  double flops = 0;       // GEMMs and attention
   int64_t threads = 0;    // launches: grid x block
   int64_t serialIters = 0;
   double seconds = 0;     // including the fixed per-node cost
@@ -103,9 +109,11 @@ struct FunctionEstimate {
   std::vector<OpCost> ops;
   double seconds = 0;               // the step: the serial sum
   double gemmSeconds = 0, copySeconds = 0, launchSeconds = 0;
+  double attentionSeconds = 0;      // attention and attention_backward
   double fixedSeconds = 0;          // the per-node part of all of them
   double fp8MachinerySeconds = 0;
   size_t launches = 0, gemms = 0, copies = 0, fp8MachineryOps = 0;
+  size_t attentions = 0;
   /// False when some launch lacks "access" (an artifact from before it):
   /// then every view counts once as read and nothing is FP8 machinery.
   bool accessKnown = true;

@@ -6,7 +6,8 @@
 //
 //   - probeDriver(): is there a driver, before anything is compiled or read;
 //   - openCudaSteps(): the train step and eval function on device 0, GEMMs
-//     through cuBLASLt, as StepFunctions;
+//     through cuBLASLt and attention steps through cuDNN (only when the
+//     artifact has them; plans built when it opens), as StepFunctions;
 //   - trainArtifact(): the artifact's "train" section (Artifact::train: the
 //     model as the trainer sees it, the settings it was compiled with) and
 //     the run's options, through the trainer.

@@ -294,7 +294,7 @@ TEST(cuda_artifact, parse_rejects) {
   CHECK_ERR(toyWith("\"arena_bytes\": 512", "\"arena_bytes\": -1"),
             "'arena_bytes' is not a non-negative integer (-1)");
   CHECK_ERR(toyWith("\"op\": \"copy\"", "\"op\": \"memset\""),
-            "op 4: unknown op 'memset' (launch, gemm or copy)");
+            "op 4: unknown op 'memset' (launch, gemm, copy, attention or attention_backward)");
   CHECK_ERR(toyWith("{\"f32\": 2.0}", "{\"f32\": 2.0, \"i32\": 1}"),
             "op 0 (launch lpc_fake_affine_2d): param 2: a parameter is an object with one member");
   CHECK_ERR(toyWith("{\"i32\": 2}", "{\"i32\": 4294967296}"), "does not fit in 32 bits");
