@@ -7,8 +7,11 @@
 #
 #   1. configures and builds the runtime alone (cmake -S runtime),
 #   2. prints the driver's CUDA version and the devices, and runs the driver
-#      self-test, then the GEMM self-test (lpc-cuda-check), first: a broken
-#      driver or cuBLASLt shows before anything else spends the time,
+#      self-test, then the GEMM self-test, then the attention self-test
+#      (cuDNN's fused attention, forward and backward, small shapes and the
+#      d4096 GPT block's B 4 H 32 S 2048 D 128 causal bf16, against a double
+#      reference, in a CUDA graph, timed) (lpc-cuda-check), first: a broken
+#      driver, cuBLASLt or cuDNN shows before anything else spends the time,
 #   3. runs its ctest suite (the GPU tests run instead of skipping),
 #   4. times cuBLASLt GEMMs for a few large shapes in bf16, fp8 (and f16,
 #      tf32) and prints TFLOP/s.
@@ -19,7 +22,8 @@
 #   CUDA_LAUNCH_BLOCKING=1 (launches synchronous: a fault is reported by the
 #   launch that caused it), LPC_CUDA_GRAPHS=0 (no CUDA graphs) and
 #   LPC_CUDA_SYNC_OPS=1 (the runtime waits after every op of a step and names
-#   the op that failed). Its log is the stage's with "-diag" added.
+#   the op that failed), CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGDEST_DBG=stderr (cuDNN
+#   logs its errors and warnings). Its log is the stage's with "-diag" added.
 #
 #   5. with the artifacts of scripts/gpu-artifacts.sh (compiled on a machine
 #      with LLVM/MLIR and carried here, default build-gpuart): validates
@@ -87,7 +91,8 @@ step() {
 }
 
 # The diagnostic settings of a rerun (see the top).
-DIAG_ENV=(CUBLASLT_LOG_LEVEL=2 CUDA_LAUNCH_BLOCKING=1 LPC_CUDA_GRAPHS=0 LPC_CUDA_SYNC_OPS=1)
+DIAG_ENV=(CUBLASLT_LOG_LEVEL=2 CUDA_LAUNCH_BLOCKING=1 LPC_CUDA_GRAPHS=0 LPC_CUDA_SYNC_OPS=1
+  CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGDEST_DBG=stderr)
 # gpu_step NAME LIMIT_SECONDS LOG COMMAND...: step, and when it fails (not
 # when it times out) the same command once more with DIAG_ENV, its output
 # in LOG with "-diag" before the extension. Returns the first run's code.
@@ -103,9 +108,9 @@ gpu_step() {
     if step "$name (diagnostic rerun)" "$limit" "$diag" env "${DIAG_ENV[@]}" "$@"; then
       say "  it passes with launches synchronous and graphs off: suspect a missing wait (a race) or graph capture"
     else
-      # cuBLASLt's own error lines, if it logged any.
-      grep -iE "\[cublasLt\].*\[error\]" "$diag" | head -n 10 | sed 's/^/    /' |
-        tee -a "$SUMMARY"
+      # cuBLASLt's and cuDNN's own error lines, if they logged any.
+      grep -iE "\[cublasLt\].*\[error\]|^E! CuDNN|CUDNN_STATUS_[A-Z_]+" "$diag" | head -n 10 |
+        sed 's/^/    /' | tee -a "$SUMMARY"
     fi
   fi
   return $rc
@@ -171,6 +176,12 @@ if [ $NO_GPU -eq 0 ]; then
     "$CHECK" --gemm-selftest || STATUS=1
   grep -E "^  (ok|FAIL)|all checks|SOME CHECKS|unusable" "$RESULTS/selftest-gemm.log" |
     tee -a "$SUMMARY"
+  # cuDNN attention: the reference of the large shape checks two heads
+  # (~10 s of host double arithmetic), hence the longer limit.
+  gpu_step "lpc-cuda-check --attention-selftest" 150 "$RESULTS/selftest-attention.log" \
+    "$CHECK" --attention-selftest || STATUS=1
+  grep -E "^  (ok|FAIL|timing|cuDNN)|^cuDNN|all checks|SOME CHECKS" \
+    "$RESULTS/selftest-attention.log" | tee -a "$SUMMARY"
 fi
 
 if [ "$PREBUILT" != 1 ]; then
@@ -198,7 +209,7 @@ fi
 gpu_step "GEMM benchmark" 90 "$RESULTS/bench.txt" "$CHECK" \
   --gemm-bench=4096x4096x4096,8192x2048x8192,8192x8192x8192 \
   --bench-precisions=bf16,fp8-fast,fp8,f16,tf32 --bench-iters=50 || STATUS=1
-grep -vE "^(NVIDIA driver|device [0-9]|cuBLASLt:)" "$RESULTS/bench.txt" | tee -a "$SUMMARY"
+grep -vE "^(NVIDIA driver|device [0-9]|cuBLASLt:|cuDNN:)" "$RESULTS/bench.txt" | tee -a "$SUMMARY"
 
 RUN=$BUILD/bin/lpc-run
 # same_losses REF GPU PRECISION FIRST LAST WHAT: the GPU log has the train
