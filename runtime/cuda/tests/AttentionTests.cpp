@@ -9,6 +9,7 @@
 
 #include "lpc/Runtime/CudaArtifact.h"
 #include "lpc/Runtime/CudaAttention.h"
+#include "lpc/Runtime/CudaTrain.h"
 #include "lpc/Runtime/HostFloat.h"
 #include "lpc/Runtime/Json.h"
 #include "lpc/Runtime/Random.h"
@@ -811,5 +812,30 @@ TEST(cuda_cudnn, graphs_build_without_a_gpu) {
     // matmul, identity).
     size_t mask = d.causal ? 4 + (d.sq != d.skv ? 2 : 0) : 0;
     CHECK_EQ(c.operations, (d.backward ? size_t(18) : size_t(10)) + mask);
+  }
+}
+
+TEST(cuda_attention, train_steps_need_cudnn) {
+  // openCudaSteps builds the cuDNN engine for an artifact with attention
+  // steps before anything runs; on the fake driver cuDNN cannot start (no
+  // GPU for its runtime, or no libcudnn at all) and says so, naming the
+  // library and, when it is missing, LPC_CUDNN_LIBRARY.
+  FakeDevice fake = openFakeDevice();
+  if (!fake.device)
+    return;
+  Expected<Artifact> art = ruleArtifact([](AttnSpec &, AttnSpec &) {});
+  CHECK_OK(art);
+  if (!art)
+    return;
+  Expected<CudaSteps> steps =
+      openCudaSteps(art.take(), "attn_step", "attn_step", std::move(fake.device));
+  CHECK_ERR(steps, "rules.json has attention steps");
+  if (!steps) {
+    std::string m = steps.error().message();
+    Expected<const Cudnn *> lib = loadCudnn();
+    if (lib)
+      CHECK(m.find(cudnnPath(**lib)) != std::string::npos && m.find("cudnnCreate") != std::string::npos);
+    else
+      CHECK(m.find("LPC_CUDNN_LIBRARY") != std::string::npos);
   }
 }
