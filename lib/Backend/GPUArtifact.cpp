@@ -9,6 +9,9 @@
 //   gpu.launch_func         -> launch (constant grid, block and scalars;
 //                              lpc-gpu-launch-info's access / serial_iters)
 //   func.call @lpc_rt_gemm_* (lpc-gemm-to-calls) -> gemm
+//   func.call @lpc_rt_attention_{fwd,bwd}_{bf16,f16} (lpc.attention's
+//     bufferization, dialects/AttentionBufferization.cpp)
+//                           -> attention, attention_backward (cuDNN)
 //   memref.copy             -> copy
 // Anything else with side effects is an error naming the op: the runtime
 // must never meet an op it does not know.
@@ -92,6 +95,7 @@ private:
   llvm::Expected<json::Array> dims(gpu::KernelDim3 d, Operation *user);
   llvm::Expected<json::Object> launch(gpu::LaunchFuncOp op);
   llvm::Expected<json::Object> gemm(func::CallOp op);
+  llvm::Expected<json::Object> attention(func::CallOp op);
   llvm::Expected<unsigned> moduleIndex(StringRef name, Operation *user);
   int64_t planArena();
 
@@ -349,6 +353,46 @@ llvm::Expected<json::Object> FunctionWriter::gemm(func::CallOp op) {
   return o;
 }
 
+llvm::Expected<json::Object> FunctionWriter::attention(func::CallOp op) {
+  StringRef callee = op.getCallee();
+  bool backward = callee.consume_front("lpc_rt_attention_bwd_");
+  if (!backward && !callee.consume_front("lpc_rt_attention_fwd_"))
+    return fail(op, "not an attention call");
+  const char *dtype = callee == "bf16" ? "BF16" : callee == "f16" ? "F16" : "";
+  if (!*dtype)
+    // f32 attention and masks have no cuDNN step: lpc-decompose-attention
+    // writes those as GEMMs and kernels before the GPU pipeline runs.
+    return fail(op, "a call to @" + op.getCallee() +
+                        ": the artifact's attention steps are bf16 or f16 "
+                        "without a mask (decompose the others with "
+                        "lpc-decompose-attention)");
+  SmallVector<const char *, 9> keys{"q", "k", "v"};
+  if (backward)
+    keys.append({"o", "do", "lse", "dq", "dk", "dv"});
+  else
+    keys.append({"o", "lse"});
+  if (op.getNumOperands() != keys.size() + 2)
+    return fail(op, "a call to @" + op.getCallee() +
+                        " with an unexpected number of operands");
+  json::Object o{{"op", backward ? "attention_backward" : "attention"},
+                 {"dtype", dtype}};
+  for (unsigned i = 0; i < keys.size(); ++i) {
+    auto v = view(op.getOperand(i), op);
+    if (!v)
+      return v.takeError();
+    o[keys[i]] = std::move(*v);
+  }
+  std::optional<int64_t> causal =
+      getConstantIntValue(op.getOperand(keys.size()));
+  auto scale = op.getOperand(keys.size() + 1).getDefiningOp<arith::ConstantOp>();
+  auto scaleAttr = scale ? dyn_cast<FloatAttr>(scale.getValue()) : nullptr;
+  if (!causal || !scaleAttr)
+    return fail(op, "attention's causal flag and scale must be constants");
+  o["causal"] = *causal != 0;
+  o["scale"] = scaleAttr.getValueAsDouble();
+  return o;
+}
+
 /// Offsets in one arena: largest buffers first, each at the lowest aligned
 /// offset free of every placed buffer whose live range meets its own. Ops
 /// run in order on one stream, so a buffer may reuse bytes freed earlier.
@@ -416,7 +460,9 @@ llvm::Expected<json::Object> FunctionWriter::write(json::Array args,
         return o.takeError();
       ops.push_back(std::move(*o));
     } else if (auto call = dyn_cast<func::CallOp>(op)) {
-      auto o = gemm(call);
+      auto o = call.getCallee().starts_with("lpc_rt_attention_")
+                   ? attention(call)
+                   : gemm(call);
       if (!o)
         return o.takeError();
       ops.push_back(std::move(*o));
