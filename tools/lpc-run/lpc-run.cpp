@@ -699,10 +699,20 @@ int main(int argc, char **argv) {
           .str();
   std::string pipeline = autodiff + ",lpc-mixed-precision{policy=" +
                          mixedPrecision + " " + recipe + "}";
+  // The CUDA artifact runs fused attention through cuDNN (bf16/f16, no
+  // mask, head dims of cuDNN's): the others become the unfused graph first.
+  std::string decompose =
+      "lpc-decompose-attention{policy=" + mixedPrecision + "}";
+  if (device == "cuda")
+    pipeline = decompose + "," + pipeline;
   {
     // Each half parsed on its own so that a bad value is blamed on the flag
     // that brought it (the passes check their options when parsed).
     PassManager pm(&ctx);
+    if (device == "cuda" &&
+        failed(parsePassPipeline(decompose, pm, llvm::errs())))
+      return fail("--mixed-precision=" + mixedPrecision +
+                  ": not a policy lpc-decompose-attention knows");
     if (failed(parsePassPipeline(autodiff, pm, llvm::errs())))
       return fail("--autodiff='" + autodiffExtra + "'" + origin("autodiff") +
                   " (with --optimizer, --lr): not valid lpc-autodiff options "

@@ -107,6 +107,40 @@ def LpcPrecisionReport : Pass<"lpc-precision-report", "::mlir::ModuleOp"> {
   ];
 }
 
+def LpcDecomposeAttention
+    : Pass<"lpc-decompose-attention", "::mlir::ModuleOp"> {
+  let summary = "Writes lpc.attention as GEMMs, a mask and a softmax";
+  let description = [{
+    For back ends and precisions without a fused attention kernel: the
+    CUDA artifact runs lpc.attention through cuDNN only in bf16 or fp16,
+    without a mask, with head dims that are multiples of 8 and at most 128
+    (every cuDNN 9 GPU). Run before lpc-autodiff, it rewrites
+
+    ```mlir
+    %o, %lse = lpc.attention %q, %k, %v {causal} : ...
+    ```
+
+    as `lpc.matmul %q, %k {transpose_b}`, `lpc.scale`, `lpc.add` of the
+    broadcast mask, `lpc.causal_mask`, `lpc.softmax`, `lpc.matmul` with
+    `%v` (and the row logsumexp when `%lse` is used): the S x S scores
+    become tensors again, the graph lpc-model's `--attention=unfused`
+    writes. A row that sees no key gives NaN there (the fused op gives 0).
+
+    With `policy=bf16` or `fp16` (or `fp8`, whose attention runs in bf16),
+    attention ops cuDNN can run in that precision stay; with `policy=no`
+    (the default) every one is decomposed. A user's fp32 pin
+    (`lpc.precision`) decomposes that op under any policy. Causal
+    attention with more queries than keys cannot be decomposed (its first
+    rows see no key): an error names it.
+  }];
+  let dependentDialects = ["::mlir::lpc::LpcDialect"];
+  let options = [
+    Option<"policy", "policy", "std::string", /*default=*/"\"no\"",
+           "The mixed-precision policy the graph will get: no | bf16 | "
+           "fp16 | fp8; attention cuDNN can run in it stays fused">,
+  ];
+}
+
 def LpcAutodiff : Pass<"lpc-autodiff", "::mlir::ModuleOp"> {
   let summary = "Builds the training step: forward, reverse-mode backward, "
                 "optimizer update";
