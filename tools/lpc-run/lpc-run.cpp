@@ -701,10 +701,11 @@ int main(int argc, char **argv) {
                          mixedPrecision + " " + recipe + "}";
   // The CUDA artifact runs fused attention through cuDNN (bf16/f16, no
   // mask, head dims of cuDNN's): the others become the unfused graph first.
+  // Not part of the recorded pipeline: it changes how the step computes,
+  // not what it trains (the same state), so checkpoints move between
+  // devices.
   std::string decompose =
       "lpc-decompose-attention{policy=" + mixedPrecision + "}";
-  if (device == "cuda")
-    pipeline = decompose + "," + pipeline;
   {
     // Each half parsed on its own so that a bad value is blamed on the flag
     // that brought it (the passes check their options when parsed).
