@@ -315,6 +315,13 @@ class Emitter:
         self.lines.append(f"    {ssa} = {text} loc({self.cur_loc})")
         return V(shape, et, ssa=ssa)
 
+    def op_results(self, text, count):
+        """An op of `count` results; their SSA names."""
+        ssa = f"%v{self.n}"
+        self.n += 1
+        self.lines.append(f"    {ssa}:{count} = {text} loc({self.cur_loc})")
+        return [f"{ssa}#{i}" for i in range(count)]
+
 
 # ---------------------------------------------------------------------------
 # The importer
@@ -324,8 +331,11 @@ FLOATS = ("f32", "bf16", "f16")
 
 
 class Importer:
-    def __init__(self, ep, source_file, name):
+    def __init__(self, ep, source_file, name, attention="fused"):
         self.ep = ep
+        # "fused": scaled_dot_product_attention becomes lpc.attention where
+        # it can express it; "unfused": always the GEMM/softmax graph.
+        self.attention = attention
         self.e = Emitter(source_file)
         self.env = {}
         self.name = name
@@ -1164,6 +1174,64 @@ def _where(I, node, cond, a, b):
     return I.e.op(f"lpc.where {I.mat(c)}, {I.mat(a)}, {I.mat(b)} : {c.type}, {a.type}", shape, et)
 
 
+def _sdpa_fused(I, q, k, v, attn_mask, dropout_p, is_causal, factor):
+    """lpc.attention for an SDPA it can express, else None: no dropout, q, k
+    and v of one float type with the same leading dims, and a constant mask
+    that is the same for every batch and head (PyTorch's top-left causal
+    alignment becomes lpc's causal flag when Sq == Skv, else part of the
+    additive mask)."""
+    import torch
+    if I.attention != "fused" or dropout_p:
+        return None
+    if len(q.shape) < 2 or not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2]):
+        return None
+    if not (q.et == k.et == v.et) or q.et not in FLOATS or k.shape[-1] != q.shape[-1]:
+        return None
+    L, S = q.shape[-2], k.shape[-2]
+    causal, mask = False, None
+    if is_causal:
+        if L == S:
+            causal = True
+        else:
+            keep = torch.ones(L, S, dtype=torch.bool).tril()
+            mask = torch.zeros(L, S).masked_fill(keep.logical_not(), -math.inf)
+    if attn_mask is not None:
+        if attn_mask.const is None:
+            return None  # the unfused path says why it is not supported
+        try:
+            full = attn_mask.const.expand(tuple(q.shape[:-2]) + (L, S))
+        except RuntimeError:
+            return None
+        flat = full.reshape(-1, L, S)
+        if not bool((flat == flat[0]).all()):
+            return None  # differs between batches or heads (e.g. padding)
+        m = flat[0]
+        if m.dtype == torch.bool:
+            if L == S and not causal and mask is None and _is_causal_fill(m.logical_not(), (L, S)):
+                causal = True
+                m = None
+            else:
+                m = torch.zeros(L, S).masked_fill(m.logical_not(), -math.inf)
+        else:
+            m = m.to(torch.float32)
+        if m is not None:
+            mask = m if mask is None else mask + m
+    args = f"{I.mat(q)}, {I.mat(k)}, {I.mat(v)}"
+    types = f"{q.type}, {k.type}, {v.type}"
+    if mask is not None:
+        mv = I.const(mask, "f32")
+        args += f" mask {I.mat(mv)}"
+        types += f", {mv.type}"
+    attrs = ["causal"] if causal else []
+    attrs.append(f"scale = {f64(factor)}")
+    out_shape = tuple(q.shape[:-1]) + (v.shape[-1],)
+    lse_shape = tuple(q.shape[:-1])
+    res = I.e.op_results(
+        f"lpc.attention {args} {{{', '.join(attrs)}}} : {types} -> "
+        f"{tensor_type(out_shape, q.et)}, {tensor_type(lse_shape, 'f32')}", 2)
+    return V(out_shape, q.et, ssa=res[0])
+
+
 @handles("aten.scaled_dot_product_attention.default")
 def _sdpa(I, node, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
     import torch
@@ -1179,8 +1247,11 @@ def _sdpa(I, node, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scal
             return I.reshape(t5, t.shape[:-3] + (hq,) + t.shape[-2:])
         k, v = repeat(k), repeat(v)
     d = q.shape[-1]
-    s = I.matmul(q, k, tb=True)
     factor = float(scale) if scale is not None else 1.0 / math.sqrt(d)
+    fused = _sdpa_fused(I, q, k, v, attn_mask, dropout_p, is_causal, factor)
+    if fused is not None:
+        return fused
+    s = I.matmul(q, k, tb=True)
     s = I.unary("scale", s, f" {{factor = {f64(factor)}}}")
     L, S = s.shape[-2], s.shape[-1]
     if is_causal:
@@ -1316,6 +1387,10 @@ def main(argv=None):
                    help="module (the module returns its loss; default) | cross_entropy:OUTPUT:LABELS[:IGNORE] | "
                         "mse:OUTPUT:TARGETS")
     p.add_argument("--name", default="model", help="name of the model function (default: model)")
+    p.add_argument("--attention", choices=("fused", "unfused"), default="fused",
+                   help="scaled_dot_product_attention as one lpc.attention (flash attention, where it can "
+                        "express it: no dropout, a mask shared by every batch and head; default) or as "
+                        "GEMMs and a softmax (unfused)")
     a = p.parse_args(argv)
     tmps = []
     try:
@@ -1330,7 +1405,7 @@ def main(argv=None):
         except Exception as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             fail(f"{a.model}: torch.export could not export the module: {type(e).__name__}: {first}")
-        imp = Importer(ep, path, a.name)
+        imp = Importer(ep, path, a.name, a.attention)
         first = {}
         for n, prm in module.named_parameters(remove_duplicate=False):
             imp.canonical[n] = first.setdefault(id(prm), n)
