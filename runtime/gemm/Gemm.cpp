@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lpc/Runtime/Gemm.h"
+#include "lpc/Runtime/Attention.h"
 #include "lpc/Runtime/HostFloat.h"
 
 #include <oneapi/dnnl/dnnl.h>
@@ -870,6 +871,19 @@ const GemmSymbol *gemmSymbols(size_t *count) {
       LPC_GEMM_SYMBOL(lpc_rt_gemm_f32_bias),
       LPC_GEMM_SYMBOL(lpc_rt_gemm_bf16_bias),
       LPC_GEMM_SYMBOL(lpc_rt_gemm_f16_bias),
+      // Fused attention (Attention.cpp).
+      LPC_GEMM_SYMBOL(lpc_rt_attention_fwd_f32),
+      LPC_GEMM_SYMBOL(lpc_rt_attention_fwd_f32_mask),
+      LPC_GEMM_SYMBOL(lpc_rt_attention_bwd_f32),
+      LPC_GEMM_SYMBOL(lpc_rt_attention_bwd_f32_mask),
+      LPC_GEMM_SYMBOL(lpc_rt_attention_fwd_bf16),
+      LPC_GEMM_SYMBOL(lpc_rt_attention_fwd_bf16_mask),
+      LPC_GEMM_SYMBOL(lpc_rt_attention_bwd_bf16),
+      LPC_GEMM_SYMBOL(lpc_rt_attention_bwd_bf16_mask),
+      LPC_GEMM_SYMBOL(lpc_rt_attention_fwd_f16),
+      LPC_GEMM_SYMBOL(lpc_rt_attention_fwd_f16_mask),
+      LPC_GEMM_SYMBOL(lpc_rt_attention_bwd_f16),
+      LPC_GEMM_SYMBOL(lpc_rt_attention_bwd_f16_mask),
   };
 #undef LPC_GEMM_SYMBOL
   *count = sizeof(symbols) / sizeof(symbols[0]);

@@ -77,8 +77,9 @@ struct GemmSymbol {
   void *address;
 };
 
-/// Every entry point below, for the JIT to register (as absolute symbols of
-/// its JITDylib): the names are the ones the
+/// Every entry point below and the fused attention ones of Attention.h
+/// (`_mlir_ciface_lpc_rt_attention_*`), for the JIT to register (as
+/// absolute symbols of its JITDylib): the names are the ones the
 /// lowered code calls (`_mlir_ciface_lpc_rt_gemm_f32`, ...). Going through
 /// this table also keeps a static LpcGemm from being dropped by the linker.
 const GemmSymbol *gemmSymbols(size_t *count);

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lpc/Runtime/Gemm.h"
+#include "lpc/Runtime/Attention.h"
 
 #include <cmath>
 #include <cstdint>
@@ -726,7 +727,7 @@ void testBf16Out() {
 void testSymbols() {
   size_t n = 0;
   const lpc::rt::GemmSymbol *syms = lpc::rt::gemmSymbols(&n);
-  CHECK(n == 16, "gemmSymbols: %zu entries", n);
+  CHECK(n == 28, "gemmSymbols: %zu entries", n);
   const char *names[] = {"_mlir_ciface_lpc_rt_gemm_f32",
                          "_mlir_ciface_lpc_rt_gemm_bf16",
                          "_mlir_ciface_lpc_rt_gemm_f16",
@@ -744,6 +745,37 @@ void testSymbols() {
   for (size_t i = 0; i < 7 && i < n; ++i)
     CHECK(std::strcmp(syms[i].name, names[i]) == 0 && syms[i].address == addrs[i],
           "gemmSymbols[%zu] = %s", i, syms[i].name);
+  // The fused attention entry points (Attention.h), after the GEMMs.
+  const char *attention[] = {"_mlir_ciface_lpc_rt_attention_fwd_f32",
+                             "_mlir_ciface_lpc_rt_attention_fwd_f32_mask",
+                             "_mlir_ciface_lpc_rt_attention_bwd_f32",
+                             "_mlir_ciface_lpc_rt_attention_bwd_f32_mask",
+                             "_mlir_ciface_lpc_rt_attention_fwd_bf16",
+                             "_mlir_ciface_lpc_rt_attention_fwd_bf16_mask",
+                             "_mlir_ciface_lpc_rt_attention_bwd_bf16",
+                             "_mlir_ciface_lpc_rt_attention_bwd_bf16_mask",
+                             "_mlir_ciface_lpc_rt_attention_fwd_f16",
+                             "_mlir_ciface_lpc_rt_attention_fwd_f16_mask",
+                             "_mlir_ciface_lpc_rt_attention_bwd_f16",
+                             "_mlir_ciface_lpc_rt_attention_bwd_f16_mask"};
+  void *attentionAddrs[] = {
+      (void *)&_mlir_ciface_lpc_rt_attention_fwd_f32,
+      (void *)&_mlir_ciface_lpc_rt_attention_fwd_f32_mask,
+      (void *)&_mlir_ciface_lpc_rt_attention_bwd_f32,
+      (void *)&_mlir_ciface_lpc_rt_attention_bwd_f32_mask,
+      (void *)&_mlir_ciface_lpc_rt_attention_fwd_bf16,
+      (void *)&_mlir_ciface_lpc_rt_attention_fwd_bf16_mask,
+      (void *)&_mlir_ciface_lpc_rt_attention_bwd_bf16,
+      (void *)&_mlir_ciface_lpc_rt_attention_bwd_bf16_mask,
+      (void *)&_mlir_ciface_lpc_rt_attention_fwd_f16,
+      (void *)&_mlir_ciface_lpc_rt_attention_fwd_f16_mask,
+      (void *)&_mlir_ciface_lpc_rt_attention_bwd_f16,
+      (void *)&_mlir_ciface_lpc_rt_attention_bwd_f16_mask};
+  for (size_t i = 0; i < 12 && 16 + i < n; ++i)
+    CHECK(std::strcmp(syms[16 + i].name, attention[i]) == 0 &&
+              syms[16 + i].address == attentionAddrs[i],
+          "gemmSymbols[%zu] = %s, expected %s", 16 + i, syms[16 + i].name,
+          attention[i]);
 }
 
 } // namespace
