@@ -23,7 +23,12 @@
 // 256 threads, the innermost dimension fastest) and what is left serial
 // (the 0-d scalar code: scales, loss scale, step, learning rate; the final
 // steps of full reductions) runs as single-thread kernels
-// (lpc-gpu-serial-kernels).
+// (lpc-gpu-serial-kernels); adjacent single-thread kernels and the small
+// copies between them (the FP8 scale/history bookkeeping, 0-d state
+// copies) become one single-thread kernel per run
+// (lpc-merge-serial-kernels: at the end of the loop stage, where the
+// kernels are still scf.parallel loops in the host function's program
+// order, so that lpc-jit --gpu-loop-passes checks it too).
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,7 +60,8 @@ std::string mlir::lpc::gpuLoopPassesPipeline(llvm::StringRef splitOptions,
          "convert-linalg-to-parallel-loops,"
          "lpc-parallel-scatter{" + scatterOptions.str() + "},"
          "lpc-promote-accumulators,lpc-widen-parallel-loops,"
-         "lpc-collapse-parallel-loops,lpc-gpu-serial-kernels)";
+         "lpc-collapse-parallel-loops,lpc-gpu-serial-kernels,"
+         "lpc-merge-serial-kernels)";
 }
 
 const char *mlir::lpc::defaultLibdevice() { return LPC_LIBDEVICE_PATH; }

@@ -535,6 +535,47 @@ def LpcGPUSerialKernels
   ];
 }
 
+def LpcMergeSerialKernels
+    : Pass<"lpc-merge-serial-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Merges runs of adjacent single-thread kernels (and small "
+                "copies between them) into one single-thread kernel";
+  let description = [{
+    Runs at the end of the GPU loop stage, after lpc-gpu-serial-kernels,
+    on the host function's top level. A candidate is an `scf.parallel`
+    with constant bounds, no results and at most `max-iterations`
+    iterations (one-iteration loops are single-thread kernels; a loop of a
+    few iterations runs them one after the other in an scf.for), or a
+    `memref.copy` of static shape with at most `max-copy-elements`
+    elements (0-d state copies: device-to-device copies of 4-8 bytes in
+    the artifact). Each maximal run of two or more candidates that are
+    adjacent in program order becomes one `scf.parallel (%i) = (0) to
+    (1)` in place of the last of them, holding the pieces in their order
+    (copies as loads and stores): one thread runs them in program order,
+    so every dependency between them holds. Between two candidates may
+    stand allocations, deallocations, ops without memory effects or
+    regions (constants, index arithmetic, views), and other kernels
+    (scf.parallel loops) and copies that provably touch none of the
+    buffers of the pieces before them (each memref they use is a view of
+    an allocation other than those of the pieces; two function arguments
+    may be one buffer). Those stay where they are, except deallocations,
+    which move after the merged loop (a piece before them may use what
+    they free). Anything else (a GEMM or attention call, a kernel or copy
+    that may touch a piece's buffer) ends the run: pieces never move
+    across an op that may touch their buffers.
+  }];
+  let options = [
+    Option<"maxIterations", "max-iterations", "int64_t", /*default=*/"1",
+           "scf.parallel loops of at most this many iterations are merged">,
+    Option<"maxCopyElements", "max-copy-elements", "int64_t",
+           /*default=*/"16",
+           "memref.copy ops of at most this many elements are merged">,
+  ];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
 def LpcSplitReductions : Pass<"lpc-split-reductions"> {
   let summary = "Splits bufferized reductions into parallel partial "
                 "reductions and a small final one (two-level, for the GPU)";
