@@ -109,7 +109,7 @@ mlir::lpc::gpuCodegenPipeline(StringRef chip, StringRef libdevice) {
       "nvvm-attach-target{chip=" + chip.str() + features +
       " O=3 l=" + libdevice.str() + "},"
       "gpu.module(" + (fp8Cvt ? "lpc-fp8-to-nvvm," : "") +
-      "lower-affine,convert-scf-to-cf,arith-expand{include-bf16=true},"
+      "lower-affine,convert-scf-to-cf,arith-expand,"
       "lpc-math-approximation,convert-gpu-to-nvvm,convert-math-to-llvm,"
       "convert-arith-to-llvm,convert-index-to-llvm,lpc-align-kernel-args,"
       "reconcile-unrealized-casts,canonicalize),"
