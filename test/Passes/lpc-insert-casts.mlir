@@ -87,3 +87,20 @@ func.func @user_cast(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xbf1
   %c = lpc.cast %g : tensor<4x4xf32> to tensor<4x4xbf16>
   return %c : tensor<4x4xbf16>
 }
+
+// -----
+
+// Attention in bf16: query, key, value, the result and the gradients take
+// bf16; the mask and the row statistics (lse) stay f32, in the forward and
+// the backward op.
+
+// CHECK-LABEL: func.func @attention
+// CHECK-SAME: (%[[Q:.*]]: tensor<4x8xf32>, %[[M:.*]]: tensor<4x4xf32>)
+// CHECK: %[[QC:.*]] = lpc.cast %[[Q]] : tensor<4x8xf32> to tensor<4x8xbf16>
+// CHECK: %[[O:.*]], %[[L:.*]] = lpc.attention %[[QC]], %[[QC]], %[[QC]] mask %[[M]] {{.*}} : tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4x4xf32> -> tensor<4x8xbf16>, tensor<4xf32>
+// CHECK: lpc.attention_grad %[[O]], %[[QC]], %[[QC]], %[[QC]], %[[O]], %[[L]] mask %[[M]] {{.*}} : tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4xf32>, tensor<4x4xf32>
+func.func @attention(%q: tensor<4x8xf32>, %m: tensor<4x4xf32>) -> (tensor<4x8xf32>, tensor<4xf32>) {
+  %o, %l = lpc.attention %q, %q, %q mask %m {lpc.assigned = #lpc.precision<bf16>} : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x4xf32> -> tensor<4x8xf32>, tensor<4xf32>
+  %dq, %dk, %dv = lpc.attention_grad %o, %q, %q, %q, %o, %l mask %m {lpc.assigned = #lpc.precision<bf16>} : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<4x4xf32>
+  return %dq, %l : tensor<4x8xf32>, tensor<4xf32>
+}
