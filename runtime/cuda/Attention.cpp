@@ -9,6 +9,7 @@
 
 #include "lpc/Runtime/CudaAttention.h"
 #include "lpc/Runtime/CudaAllocator.h"
+#include "OpenLibrary.h"
 
 #if LPC_HAVE_CUDNN
 #include <cudnn_graph.h>
@@ -238,35 +239,15 @@ public:
 };
 
 static Expected<std::unique_ptr<Cudnn>> openCudnn() {
-  std::vector<std::string> candidates;
-  const char *env = std::getenv("LPC_CUDNN_LIBRARY");
-  if (env && *env) {
-    candidates.push_back(env); // the user's choice, and nothing else
-  } else {
-    candidates = {"libcudnn.so.9", "libcudnn.so"};
-    std::string dir = LPC_CUDA_TOOLKIT_LIBDIR;
-    if (!dir.empty())
-      candidates.push_back(dir + "/libcudnn.so.9");
-  }
-  std::string tried, otherError;
-  void *handle = nullptr;
-  std::string path;
-  for (const std::string &c : candidates) {
-    handle = ::dlopen(c.c_str(), RTLD_LAZY | RTLD_LOCAL);
-    if (handle) {
-      path = c;
-      break;
-    }
-    tried += (tried.empty() ? "" : ", ") + c;
-    const char *err = ::dlerror();
-    if (err && !std::strstr(err, "No such file") && otherError.empty())
-      otherError = err;
-  }
-  if (!handle)
-    return Error::make("cuDNN not found (tried " + tried + ")" +
-                       (otherError.empty() ? "" : ": " + otherError) +
-                       "; the artifact's attention steps need cuDNN 9 (libcudnn.so.9): install "
-                       "it or set LPC_CUDNN_LIBRARY to its path");
+  Expected<OpenedLibrary> opened = openCudaLibrary(
+      "LPC_CUDNN_LIBRARY", {"libcudnn.so.9", "libcudnn.so"}, LPC_CUDA_TOOLKIT_LIBDIR,
+      "cuDNN",
+      "the artifact's attention steps need cuDNN 9 (libcudnn.so.9): install it or set "
+      "LPC_CUDNN_LIBRARY to its path");
+  if (!opened)
+    return opened.takeError();
+  void *handle = opened->handle;
+  std::string path = opened->path;
   auto lib = std::make_unique<Cudnn>();
   lib->handle = handle;
   lib->path = path;

@@ -2,6 +2,7 @@
 
 #include "lpc/Runtime/CudaGemm.h"
 #include "lpc/Runtime/CudaAllocator.h"
+#include "OpenLibrary.h"
 
 #include <cublasLt.h>
 
@@ -258,38 +259,14 @@ public:
 };
 
 static Expected<std::unique_ptr<CublasLt>> openCublasLt() {
-  std::vector<std::string> candidates;
-  const char *env = std::getenv("LPC_CUBLASLT_LIBRARY");
-  if (env && *env) {
-    candidates.push_back(env); // the user's choice, and nothing else
-  } else {
-    candidates = {"libcublasLt.so.13", "libcublasLt.so"};
-    // The toolkit the runtime was built with, for machines where it is not
-    // on the loader's path.
-    std::string dir = LPC_CUDA_TOOLKIT_LIBDIR;
-    if (!dir.empty())
-      candidates.push_back(dir + "/libcublasLt.so.13");
-  }
-  std::string tried, otherError;
-  void *handle = nullptr;
-  std::string path;
-  for (const std::string &c : candidates) {
-    // RTLD_LAZY: 17 functions of a 500 MiB library are used.
-    handle = ::dlopen(c.c_str(), RTLD_LAZY | RTLD_LOCAL);
-    if (handle) {
-      path = c;
-      break;
-    }
-    tried += (tried.empty() ? "" : ", ") + c;
-    const char *err = ::dlerror();
-    if (err && !std::strstr(err, "No such file") && otherError.empty())
-      otherError = err;
-  }
-  if (!handle)
-    return Error::make("cuBLASLt not found (tried " + tried + ")" +
-                       (otherError.empty() ? "" : ": " + otherError) +
-                       "; install the CUDA toolkit's cuBLAS or set "
-                       "LPC_CUBLASLT_LIBRARY");
+  Expected<OpenedLibrary> opened = openCudaLibrary(
+      "LPC_CUBLASLT_LIBRARY", {"libcublasLt.so.13", "libcublasLt.so"},
+      LPC_CUDA_TOOLKIT_LIBDIR, "cuBLASLt",
+      "install the CUDA toolkit's cuBLAS or set LPC_CUBLASLT_LIBRARY");
+  if (!opened)
+    return opened.takeError();
+  void *handle = opened->handle;
+  std::string path = opened->path;
   auto lib = std::make_unique<CublasLt>();
   lib->handle = handle;
   lib->path = path;
