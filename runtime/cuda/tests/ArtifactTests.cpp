@@ -3,6 +3,7 @@
 // tests/FakeDriver.cpp, with a host reference GEMM). No GPU needed.
 
 #include "TestHarness.h"
+#include "FakeDevice.h"
 
 #include "lpc/Runtime/CudaAllocator.h"
 #include "lpc/Runtime/CudaArtifact.h"
@@ -312,27 +313,6 @@ TEST(cuda_artifact, parse_rejects) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-
-/// The fake driver and its device 0 (the device is null after a failed
-/// CHECK; the driver outlives it).
-struct FakeDevice {
-  std::unique_ptr<Driver> driver;
-  std::unique_ptr<Device> device;
-};
-
-FakeDevice openFakeDevice() {
-  FakeDevice f;
-  Expected<std::unique_ptr<Driver>> d = Driver::load(LPC_FAKE_CUDA_DRIVER);
-  CHECK_OK(d);
-  if (!d)
-    return f;
-  f.driver = d.take();
-  Expected<std::unique_ptr<Device>> dev = Device::open(*f.driver, 0);
-  CHECK_OK(dev);
-  if (dev)
-    f.device = dev.take();
-  return f;
-}
 
 /// F32 GEMMs on the host, reading the fake driver's "device" pointers
 /// (host addresses) directly once the work queued before has run (done

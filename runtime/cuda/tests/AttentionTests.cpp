@@ -6,6 +6,7 @@
 // GPU, skipped (exit 77) where libcudnn does not load). No GPU needed.
 
 #include "TestHarness.h"
+#include "FakeDevice.h"
 
 #include "lpc/Runtime/CudaArtifact.h"
 #include "lpc/Runtime/CudaAttention.h"
@@ -231,25 +232,6 @@ Case bottomRightCase() {
   b.dv = contiguous("result", 4, {B, H, Skv, D});
   c.tolOut = 1.5e-2, c.tolGrad = 3e-2;
   return c;
-}
-
-struct FakeDevice {
-  std::unique_ptr<Driver> driver;
-  std::unique_ptr<Device> device;
-};
-
-FakeDevice openFakeDevice() {
-  FakeDevice f;
-  Expected<std::unique_ptr<Driver>> d = Driver::load(LPC_FAKE_CUDA_DRIVER);
-  CHECK_OK(d);
-  if (!d)
-    return f;
-  f.driver = d.take();
-  Expected<std::unique_ptr<Device>> dev = Device::open(*f.driver, 0);
-  CHECK_OK(dev);
-  if (dev)
-    f.device = dev.take();
-  return f;
 }
 
 /// Gathers the logical [B, H, S, X] head (b, h) of a view of `data`
