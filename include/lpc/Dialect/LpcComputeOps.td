@@ -1,0 +1,503 @@
+//===- LpcComputeOps.td - elementwise, norms, reductions, data movement *- tablegen -*-===//
+//
+// Included by LpcOps.td (one op list, one generated file); verifiers in
+// dialects/LpcOps.cpp, folders in dialects/LpcFolds.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LPC_COMPUTE_OPS_TD
+#define LPC_COMPUTE_OPS_TD
+
+//===----------------------------------------------------------------------===//
+// Compute: elementwise
+//===----------------------------------------------------------------------===//
+
+class Lpc_BinaryOp<string mnemonic, list<Trait> traits = []>
+    : Lpc_Op<mnemonic, !listconcat(traits,
+        [Pure, SameOperandsAndResultType, FollowPrecision])> {
+  let arguments = (ins Lpc_FloatTensor:$lhs, Lpc_FloatTensor:$rhs);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def Lpc_AddOp : Lpc_BinaryOp<"add", [Commutative]> {
+  let summary = "elementwise addition (same shapes; see lpc.broadcast)";
+  let description = [{
+    Also adds integer tensors (e.g. the step counter).
+
+    ```mlir
+    // %x, %y: tensor<4x8xbf16>, %step, %one: tensor<i64>
+    %z = lpc.add %x, %y : tensor<4x8xbf16>
+    %next = lpc.add %step, %one : tensor<i64>
+    ```
+  }];
+  let arguments = (ins Lpc_NumTensor:$lhs, Lpc_NumTensor:$rhs);
+  let results = (outs Lpc_NumTensor:$result);
+}
+def Lpc_SubOp : Lpc_BinaryOp<"sub"> {
+  let summary = "elementwise subtraction";
+  let description = [{
+    ```mlir
+    // %x, %y: tensor<4x8xf32>
+    %z = lpc.sub %x, %y : tensor<4x8xf32>
+    ```
+  }];
+}
+def Lpc_MulOp : Lpc_BinaryOp<"mul", [Commutative]> {
+  let summary = "elementwise multiplication";
+  let description = [{
+    ```mlir
+    // %x, %y: tensor<4x8xf16>
+    %z = lpc.mul %x, %y : tensor<4x8xf16>
+    ```
+  }];
+}
+def Lpc_DivOp : Lpc_BinaryOp<"div"> {
+  let summary = "elementwise division";
+  let description = [{
+    ```mlir
+    // %x, %y: tensor<4x8xf32>
+    %z = lpc.div %x, %y : tensor<4x8xf32>
+    ```
+  }];
+}
+
+def Lpc_BiasAddOp : Lpc_Op<"bias_add", [Pure, FollowPrecision,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "adds a rank-1 bias along the last dimension";
+  let description = [{
+    ```mlir
+    // %x: tensor<4x8xf32>, %b: tensor<8xf32>
+    %y = lpc.bias_add %x, %b : tensor<4x8xf32>, tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Lpc_FloatTensor:$input, Lpc_FloatTensor:$bias);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $bias attr-dict `:` type($input) `,` type($bias)
+  }];
+  let hasVerifier = 1;
+}
+
+class Lpc_UnaryOp<string mnemonic, list<Trait> traits = []>
+    : Lpc_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+  let arguments = (ins Lpc_FloatTensor:$input);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+def Lpc_NegOp : Lpc_UnaryOp<"neg", [FollowPrecision]> {
+  let summary = "elementwise negation";
+  let description = [{
+    ```mlir
+    // %x: tensor<4x8xbf16>
+    %y = lpc.neg %x : tensor<4x8xbf16>
+    ```
+  }];
+  let hasFolder = 1;
+}
+def Lpc_ReluOp : Lpc_UnaryOp<"relu", [FollowPrecision]> {
+  let summary = "max(x, 0)";
+  let description = [{
+    ```mlir
+    // %x: tensor<4x8xbf16>
+    %y = lpc.relu %x : tensor<4x8xbf16>
+    ```
+  }];
+}
+def Lpc_GeluOp : Lpc_UnaryOp<"gelu", [FollowPrecision]> {
+  let summary = "GELU, exact (erf) or tanh approximation";
+  let description = [{
+    ```mlir
+    // %x: tensor<4x8xbf16>
+    %y = lpc.gelu %x : tensor<4x8xbf16>
+    %t = lpc.gelu %x {approximation = #lpc.gelu_approximation<tanh>} : tensor<4x8xbf16>
+    ```
+  }];
+  let arguments = (ins Lpc_FloatTensor:$input,
+      DefaultValuedAttr<Lpc_GeluApproximationAttr,
+                        "::mlir::lpc::GeluApproximation::erf">:$approximation);
+}
+def Lpc_SiluOp : Lpc_UnaryOp<"silu", [FollowPrecision]> {
+  let summary = "x * sigmoid(x)";
+  let description = [{
+    ```mlir
+    // %x: tensor<4x8xbf16>
+    %y = lpc.silu %x : tensor<4x8xbf16>
+    ```
+  }];
+}
+def Lpc_TanhOp : Lpc_UnaryOp<"tanh", [FollowPrecision]> {
+  let summary = "hyperbolic tangent";
+  let description = [{
+    ```mlir
+    // %x: tensor<4x8xf32>
+    %y = lpc.tanh %x : tensor<4x8xf32>
+    ```
+  }];
+}
+def Lpc_SigmoidOp : Lpc_UnaryOp<"sigmoid", [FollowPrecision]> {
+  let summary = "logistic sigmoid";
+  let description = [{
+    ```mlir
+    // %x: tensor<4x8xf32>
+    %y = lpc.sigmoid %x : tensor<4x8xf32>
+    ```
+  }];
+}
+def Lpc_ExpOp : Lpc_UnaryOp<"exp", [KeepFP32Precision]> {
+  let summary = "elementwise exponential";
+  let description = [{
+    ```mlir
+    // %x: tensor<4x8xf32>
+    %y = lpc.exp %x : tensor<4x8xf32>
+    ```
+  }];
+}
+def Lpc_LogOp : Lpc_UnaryOp<"log", [KeepFP32Precision]> {
+  let summary = "elementwise natural logarithm";
+  let description = [{
+    ```mlir
+    // %x: tensor<4x8xf32>
+    %y = lpc.log %x : tensor<4x8xf32>
+    ```
+  }];
+}
+def Lpc_SqrtOp : Lpc_UnaryOp<"sqrt", [FollowPrecision]> {
+  let summary = "elementwise square root";
+  let description = [{
+    ```mlir
+    // %x: tensor<4x8xf32>
+    %y = lpc.sqrt %x : tensor<4x8xf32>
+    ```
+  }];
+}
+def Lpc_RsqrtOp : Lpc_UnaryOp<"rsqrt", [KeepFP32Precision]> {
+  let summary = "elementwise 1/sqrt(x)";
+  let description = [{
+    ```mlir
+    // %x: tensor<4x8xf32>
+    %y = lpc.rsqrt %x : tensor<4x8xf32>
+    ```
+  }];
+}
+def Lpc_PowOp : Lpc_UnaryOp<"pow", [KeepFP32Precision]> {
+  let summary = "x raised to a constant exponent";
+  let description = [{
+    ```mlir
+    // %x: tensor<4x8xf32>
+    %y = lpc.pow %x {exponent = 2.0 : f64} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Lpc_FloatTensor:$input, F64Attr:$exponent);
+  let hasFolder = 1;
+}
+def Lpc_ScaleOp : Lpc_UnaryOp<"scale", [FollowPrecision]> {
+  let summary = "x multiplied by a constant factor";
+  let description = [{
+    ```mlir
+    // %x: tensor<4x8xf32>
+    %y = lpc.scale %x {factor = 0.125 : f64} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Lpc_FloatTensor:$input, F64Attr:$factor);
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Compute: normalization, softmax, reductions
+//===----------------------------------------------------------------------===//
+
+def Lpc_LayerNormOp : Lpc_Op<"layernorm", [Pure, KeepFP32Precision,
+    AllTypesMatch<["input", "result"]>, AllTypesMatch<["gamma", "beta"]>]> {
+  let summary = "layer normalization over the last dimension";
+  let description = [{
+    `y = (x - mean) / sqrt(var + epsilon) * gamma + beta` with the biased
+    variance over the last dimension; `gamma` and `beta` are rank 1.
+
+    ```mlir
+    // %x: tensor<2x4x8xf32>, %gamma, %beta: tensor<8xf32>
+    %y = lpc.layernorm %x, %gamma, %beta {epsilon = 1.0e-5 : f64}
+        : tensor<2x4x8xf32>, tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Lpc_FloatTensor:$input, Lpc_FloatTensor:$gamma,
+                   Lpc_FloatTensor:$beta,
+                   DefaultValuedAttr<F64Attr, "1e-5">:$epsilon);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $gamma `,` $beta attr-dict `:` type($input) `,` type($gamma)
+  }];
+  let hasVerifier = 1;
+}
+
+def Lpc_RmsNormOp : Lpc_Op<"rmsnorm", [Pure, KeepFP32Precision,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "RMS normalization over the last dimension";
+  let description = [{
+    `y = x / sqrt(mean(x^2) + epsilon) * gamma`.
+
+    ```mlir
+    // %x: tensor<2x4x8xf32>, %gamma: tensor<8xf32>
+    %y = lpc.rmsnorm %x, %gamma : tensor<2x4x8xf32>, tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Lpc_FloatTensor:$input, Lpc_FloatTensor:$gamma,
+                   DefaultValuedAttr<F64Attr, "1e-6">:$epsilon);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $gamma attr-dict `:` type($input) `,` type($gamma)
+  }];
+  let hasVerifier = 1;
+}
+
+class Lpc_SoftmaxLikeOp<string mnemonic>
+    : Lpc_Op<mnemonic, [Pure, KeepFP32Precision, SameOperandsAndResultType]> {
+  let arguments = (ins Lpc_FloatTensor:$input,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+def Lpc_SoftmaxOp : Lpc_SoftmaxLikeOp<"softmax"> {
+  let summary = "numerically stable softmax along an axis";
+  let description = [{
+    ```mlir
+    // %x: tensor<2x4x8xf32>
+    %p = lpc.softmax %x : tensor<2x4x8xf32>
+    %q = lpc.softmax %x {axis = 1 : i64} : tensor<2x4x8xf32>
+    ```
+  }];
+}
+def Lpc_LogSoftmaxOp : Lpc_SoftmaxLikeOp<"log_softmax"> {
+  let summary = "numerically stable log-softmax along an axis";
+  let description = [{
+    ```mlir
+    // %x: tensor<4x8xf32>
+    %y = lpc.log_softmax %x {axis = -1 : i64} : tensor<4x8xf32>
+    ```
+  }];
+}
+
+class Lpc_ReduceOp<string mnemonic, list<Trait> traits = []>
+    : Lpc_Op<mnemonic, !listconcat(traits, [Pure,
+        InferTypeOpAdaptor])> {
+  let arguments = (ins Lpc_FloatTensor:$input, DenseI64ArrayAttr:$axes,
+                   UnitAttr:$keepdims);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+def Lpc_ReduceSumOp
+    : Lpc_ReduceOp<"reduce_sum", [KeepFP32Precision, BF16RelaxablePrecision]> {
+  let summary = "sum along axes";
+  let description = [{
+    Reduces along `axes` (negative values count from the end; no repeats).
+    Without `keepdims` the reduced dimensions are dropped.
+
+    ```mlir
+    // %x: tensor<2x4x8xf32>
+    %s = lpc.reduce_sum %x {axes = array<i64: 0, -1>, keepdims} : tensor<2x4x8xf32> -> tensor<1x4x1xf32>
+    ```
+  }];
+}
+def Lpc_ReduceMeanOp
+    : Lpc_ReduceOp<"reduce_mean", [KeepFP32Precision, BF16RelaxablePrecision]> {
+  let summary = "mean along axes";
+  let description = [{
+    Reduces along `axes` (negative values count from the end; no repeats).
+    Without `keepdims` the reduced dimensions are dropped.
+
+    ```mlir
+    // %x: tensor<2x4x8xf32>
+    %m = lpc.reduce_mean %x {axes = array<i64: 1>} : tensor<2x4x8xf32> -> tensor<2x8xf32>
+    ```
+  }];
+}
+def Lpc_ReduceMaxOp : Lpc_ReduceOp<"reduce_max", [FollowPrecision]> {
+  let summary = "maximum along axes";
+  let description = [{
+    Reduces along `axes` (negative values count from the end; no repeats).
+    Without `keepdims` the reduced dimensions are dropped.
+
+    ```mlir
+    // %x: tensor<2x4x8xf32>
+    %m = lpc.reduce_max %x {axes = array<i64: -1>, keepdims} : tensor<2x4x8xf32> -> tensor<2x4x1xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Compute: data movement
+//===----------------------------------------------------------------------===//
+
+def Lpc_BroadcastOp : Lpc_Op<"broadcast", [Pure, FollowPrecision]> {
+  let summary = "broadcasts into a larger shape";
+  let description = [{
+    Operand dimension `i` maps to result dimension `dims[i]` (strictly
+    increasing); an operand dimension is either 1 or equal to the result's.
+
+    ```mlir
+    // %x: tensor<8xf32>
+    %b = lpc.broadcast %x dims = [1] : tensor<8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Lpc_Tensor:$input, DenseI64ArrayAttr:$dims);
+  let results = (outs Lpc_Tensor:$result);
+  let assemblyFormat = [{
+    $input `dims` `=` $dims attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Lpc_ReshapeOp : Lpc_Op<"reshape", [Pure, FollowPrecision]> {
+  let summary = "reshape to a type with the same element count";
+  let description = [{
+    ```mlir
+    // %x: tensor<2x3x4xf16>
+    %y = lpc.reshape %x : tensor<2x3x4xf16> -> tensor<6x4xf16>
+    ```
+  }];
+  let arguments = (ins Lpc_Tensor:$input);
+  let results = (outs Lpc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Lpc_TransposeOp : Lpc_Op<"transpose", [Pure, FollowPrecision,
+    InferTypeOpAdaptor]> {
+  let summary = "permutes dimensions: result dim i = input dim permutation[i]";
+  let description = [{
+    ```mlir
+    // %x: tensor<2x3x4xf16>
+    %y = lpc.transpose %x [2, 0, 1] : tensor<2x3x4xf16> -> tensor<4x2x3xf16>
+    ```
+  }];
+  let arguments = (ins Lpc_Tensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Lpc_Tensor:$result);
+  let assemblyFormat = [{
+    $input $permutation attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Lpc_SliceOp : Lpc_Op<"slice", [Pure, FollowPrecision,
+    InferTypeOpAdaptor]> {
+  let summary = "strided slice [start, limit) with a step per dimension";
+  let description = [{
+    ```mlir
+    // %x: tensor<2x3x4xf16>
+    %s = lpc.slice %x start = [0, 1, 0] limit = [2, 3, 4] step = [1, 1, 2]
+        : tensor<2x3x4xf16> -> tensor<2x2x2xf16>
+    ```
+  }];
+  let arguments = (ins Lpc_Tensor:$input, DenseI64ArrayAttr:$start,
+                   DenseI64ArrayAttr:$limit, DenseI64ArrayAttr:$step);
+  let results = (outs Lpc_Tensor:$result);
+  let assemblyFormat = [{
+    $input `start` `=` $start `limit` `=` $limit `step` `=` $step attr-dict
+    `:` type($input) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Lpc_ConcatOp : Lpc_Op<"concat", [Pure, FollowPrecision,
+    InferTypeOpAdaptor]> {
+  let summary = "concatenates tensors along an axis";
+  let description = [{
+    ```mlir
+    // %a, %b: tensor<2x3x4xf16>
+    %c = lpc.concat %a, %b axis = 1 : tensor<2x3x4xf16>, tensor<2x3x4xf16>
+        -> tensor<2x6x4xf16>
+    ```
+  }];
+  let arguments = (ins Variadic<Lpc_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Lpc_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs `axis` `=` $axis attr-dict `:` type($inputs) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Lpc_EmbeddingOp : Lpc_Op<"embedding", [Pure, FollowPrecision,
+    InferTypeOpAdaptor]> {
+  let summary = "embedding lookup (gather rows of a [V, D] table)";
+  let description = [{
+    Result shape is `indices.shape ++ [D]`. Out-of-range ids are an error at
+    run time.
+
+    ```mlir
+    // %wte: tensor<256x64xf32>, %ids: tensor<8x32xi32>
+    %h = lpc.embedding %wte, %ids : tensor<256x64xf32>, tensor<8x32xi32>
+        -> tensor<8x32x64xf32>
+    ```
+  }];
+  let arguments = (ins Lpc_FloatTensor:$table, Lpc_IntTensor:$indices);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $table `,` $indices attr-dict `:` type($table) `,` type($indices)
+    `->` type($result)
+  }];
+}
+
+def Lpc_CausalMaskOp : Lpc_Op<"causal_mask", [Pure, FollowPrecision,
+    SameOperandsAndResultType]> {
+  let summary = "fills attention scores above the diagonal";
+  let description = [{
+    On the last two dims `[..., Q, K]` (Q <= K), entry (i, j) becomes `fill`
+    (default -inf) when `j > i + (K - Q)`: a query sees itself and the past.
+
+    ```mlir
+    // %scores: tensor<2x8x8xf32>
+    %masked = lpc.causal_mask %scores : tensor<2x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Lpc_FloatTensor:$input,
+                   DefaultValuedAttr<F64Attr, "-std::numeric_limits<double>::infinity()">:$fill);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Lpc_WhereOp : Lpc_Op<"where", [Pure, FollowPrecision,
+    AllTypesMatch<["on_true", "on_false", "result"]>]> {
+  let summary = "elementwise select: cond ? on_true : on_false";
+  let description = [{
+    ```mlir
+    // %c: tensor<4x8xi1>, %a, %b: tensor<4x8xf32>
+    %y = lpc.where %c, %a, %b : tensor<4x8xi1>, tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Lpc_BoolTensor:$cond, Lpc_Tensor:$on_true,
+                   Lpc_Tensor:$on_false);
+  let results = (outs Lpc_Tensor:$result);
+  let assemblyFormat = [{
+    $cond `,` $on_true `,` $on_false attr-dict `:` type($cond) `,`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Lpc_DropoutOp : Lpc_Op<"dropout", [Pure, FollowPrecision,
+    SameOperandsAndResultType]> {
+  let summary = "inverted dropout with a seeded counter-based RNG";
+  let description = [{
+    Zeroes each element with probability `rate` and scales the rest by
+    `1 / (1 - rate)`. The mask is a pure function of (`seed`, step, element
+    index), so recomputation in the backward pass sees the same mask.
+
+    ```mlir
+    // %x: tensor<4x8xf32>
+    %y = lpc.dropout %x {rate = 0.1 : f64, seed = 42 : i64} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Lpc_FloatTensor:$input, F64Attr:$rate, I64Attr:$seed);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+#endif // LPC_COMPUTE_OPS_TD
