@@ -1,0 +1,97 @@
+//===- Comm.h - data-parallel communication (MPI) ---------------*- C++ -*-===//
+//
+// The ranks of a data-parallel run and the collectives the JIT-compiled
+// train step calls (lpc.all_reduce, dialects/CollectiveBufferization.cpp).
+//
+// A process started by an MPI launcher (`mpirun -np N lpc-run ...`; the
+// launcher's environment says so) initializes MPI once with commInit() and
+// is rank r of N on MPI_COMM_WORLD. Any other process is rank 0 of 1 and
+// never calls MPI: a plain `lpc-run` behaves as it did before MPI support,
+// and the entry points below copy (or test) their input.
+//
+// MPI is optional at build time (find_package(MPI) in runtime/comm): without
+// it LPC_HAVE_MPI is undefined, every process is one rank, and commInit()
+// fails with a clear message when a launcher started N > 1 ranks.
+//
+// No LLVM/MLIR. Runtime errors inside a collective are fatal (MPI's default
+// error handler ends every rank), so that no rank waits for a dead peer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LPC_RUNTIME_COMM_H
+#define LPC_RUNTIME_COMM_H
+
+#include "lpc/Runtime/Error.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lpc {
+namespace rt {
+
+/// Whether this lpc was built with MPI (LPC_HAVE_MPI).
+bool commBuiltWithMpi();
+/// The rank count an MPI launcher announced in the environment
+/// (OMPI_COMM_WORLD_SIZE, PMIX_SIZE... ), 0 when none started this process.
+int commLaunchedSize();
+/// Initializes MPI (MPI_Init_thread, MPI_THREAD_FUNNELED: the step calls
+/// collectives from the thread that runs it) when a launcher started this
+/// process; otherwise does nothing. Fails when a launcher started N > 1
+/// ranks and this lpc has no MPI. Call once, before anything else prints.
+Error commInit(int *argc, char ***argv);
+/// MPI_Finalize when commInit initialized MPI (call at a normal exit).
+void commFinalize();
+/// Ends every rank (MPI_Abort) with `code` when there are several; returns
+/// otherwise.
+void commAbortAll(int code);
+/// This process's rank and the rank count (0 and 1 without MPI).
+int commRank();
+int commSize();
+/// Every rank waits for the others (nothing with one rank).
+void commBarrier();
+/// Element-wise over ranks, in place: sum of doubles; true if any rank's
+/// `value` is true. With one rank: unchanged.
+void commAllReduceSum(double *values, size_t count);
+bool commAny(bool value);
+
+/// The reduction kinds of lpc.all_reduce, as the entry points take them.
+enum class ReduceKind : int64_t { Sum = 0, Mean = 1, Max = 2 };
+
+/// A JIT symbol: name and address of one entry point.
+struct CommSymbol {
+  const char *name;
+  void *address;
+};
+/// The entry points below (`_mlir_ciface_lpc_rt_all_reduce_*`), for the JIT
+/// to register by name (as gemmSymbols()).
+const CommSymbol *commSymbols(size_t *count);
+
+/// Memref descriptors as MLIR's C interface passes them.
+struct CommMemRef1F32 {
+  float *allocated;
+  float *aligned;
+  int64_t offset;
+  int64_t size;
+  int64_t stride;
+};
+struct CommMemRef0I1 {
+  bool *allocated;
+  bool *aligned;
+  int64_t offset;
+};
+
+} // namespace rt
+} // namespace lpc
+
+extern "C" {
+/// out = reduce over ranks of `in` (kind: ReduceKind; mean = sum / ranks).
+/// `in` and `out` are contiguous views of the same size (stride 1).
+void _mlir_ciface_lpc_rt_all_reduce_f32(lpc::rt::CommMemRef1F32 *in,
+                                        lpc::rt::CommMemRef1F32 *out,
+                                        int64_t kind);
+/// out = true if an element of `in` on any rank is NaN or infinite.
+void _mlir_ciface_lpc_rt_all_reduce_any_nonfinite_f32(
+    lpc::rt::CommMemRef1F32 *in, lpc::rt::CommMemRef0I1 *out);
+}
+
+#endif // LPC_RUNTIME_COMM_H
