@@ -922,5 +922,23 @@ LogicalResult ClipByGlobalNormOp::verify() {
   return success();
 }
 
+LogicalResult AllReduceOp::verify() {
+  if (getCommPrecision() != Precision::fp32)
+    return emitOpError() << "comm_precision "
+                         << stringifyPrecision(getCommPrecision())
+                         << " is not implemented yet (only fp32 communication)";
+  auto in = getInput().getType();
+  auto out = getResult().getType();
+  if (getKind() == AllReduceKind::any_nonfinite) {
+    if (out.getRank() != 0 || !out.getElementType().isInteger(1))
+      return emitOpError() << "any_nonfinite gives a tensor<i1>, got " << out;
+    return success();
+  }
+  if (out != in)
+    return emitOpError() << stringifyAllReduceKind(getKind())
+                         << " gives the input's type " << in << ", got " << out;
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "lpc/Dialect/LpcOps.cpp.inc"

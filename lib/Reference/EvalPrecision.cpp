@@ -89,6 +89,20 @@ LogicalResult Evaluator::eval(AllFiniteOp op) {
   return define(op.getResult(), std::move(out));
 }
 
+/// The reference is one process, so one rank: sum, mean and max over one
+/// rank are the input; any_nonfinite is the input's non-finite test.
+LogicalResult Evaluator::eval(AllReduceOp op) {
+  const Tensor &x = get(op.getInput());
+  if (op.getKind() != AllReduceKind::any_nonfinite)
+    return define(op.getResult(), x);
+  bool bad = false;
+  for (double v : x.data)
+    bad = bad || !std::isfinite(v);
+  Tensor out = zeros({});
+  out.data[0] = bad ? 1.0 : 0.0;
+  return define(op.getResult(), std::move(out));
+}
+
 LogicalResult Evaluator::eval(AmaxHistoryPushOp op) {
   const Tensor &history = get(op.getHistory());
   double amax = scalar(op.getAmax());

@@ -293,6 +293,8 @@ private:
   LogicalResult eval(AdamWOp op);
   LogicalResult eval(LrScheduleOp op);
   LogicalResult eval(ClipByGlobalNormOp op);
+  // Collectives (one process is one rank).
+  LogicalResult eval(AllReduceOp op);
 
   template <typename OpT, typename F> LogicalResult unary(OpT op, F f) {
     return define(op.getResult(), map(get(op.getInput()), f));

@@ -1654,3 +1654,37 @@ func.func @attention_grad_type(%g: tensor<4x8xbf16>, %q: tensor<4x8xf32>, %l: te
   %dq, %dk, %dv = lpc.attention_grad %g, %q, %q, %q, %q, %l : tensor<4x8xbf16>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>
   return
 }
+
+// -----
+
+// lpc.all_reduce
+
+func.func @all_reduce_comm_precision(%g: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lpc.all_reduce' op comm_precision bf16 is not implemented yet (only fp32 communication)}}
+  %0 = lpc.all_reduce %g mean {comm_precision = #lpc.precision<bf16>} : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_type(%g: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lpc.all_reduce' op mean gives the input's type 'tensor<4x8xf32>', got 'tensor<8x4xf32>'}}
+  %0 = lpc.all_reduce %g mean : tensor<4x8xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_any_nonfinite_type(%g: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lpc.all_reduce' op any_nonfinite gives a tensor<i1>, got 'tensor<4x8xf32>'}}
+  %0 = lpc.all_reduce %g any_nonfinite : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_bf16(%g: tensor<4x8xbf16>) {
+  // expected-error @+1 {{'lpc.all_reduce' op operand #0 must be ranked tensor of 32-bit float values}}
+  %0 = lpc.all_reduce %g sum : tensor<4x8xbf16> -> tensor<4x8xbf16>
+  return
+}

@@ -615,3 +615,27 @@ func.func @attention() -> (tensor<2x2xf32>, tensor<2xf32>, tensor<2x2xf32>, tens
   %o2, %l2 = lpc.attention %q, %q, %v mask %m {scale = 1.0 : f64} : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x2xf32>, tensor<2xf32>
   return %o, %l, %o2, %l2 : tensor<2x2xf32>, tensor<2xf32>, tensor<2x2xf32>, tensor<2xf32>
 }
+
+// lpc.all_reduce: the reference is one rank, so sum, mean and max give the
+// input back and any_nonfinite tests the input.
+// RUN: lpc-eval %s --function=all_reduce --print=full | FileCheck %s --check-prefix=ALL-REDUCE
+// ALL-REDUCE:      result #0: tensor<2xf32>
+// ALL-REDUCE-NEXT:   [1.5, -2]
+// ALL-REDUCE-NEXT: result #1: tensor<2xf32>
+// ALL-REDUCE-NEXT:   [1.5, -2]
+// ALL-REDUCE-NEXT: result #2: tensor<2xf32>
+// ALL-REDUCE-NEXT:   [1.5, -2]
+// ALL-REDUCE-NEXT: result #3: tensor<i1>
+// ALL-REDUCE-NEXT:   0
+// ALL-REDUCE-NEXT: result #4: tensor<i1>
+// ALL-REDUCE-NEXT:   1
+func.func @all_reduce() -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<i1>, tensor<i1>) {
+  %g = lpc.constant dense<[1.5, -2.0]> : tensor<2xf32>
+  %0 = lpc.all_reduce %g sum : tensor<2xf32> -> tensor<2xf32>
+  %1 = lpc.all_reduce %g mean : tensor<2xf32> -> tensor<2xf32>
+  %2 = lpc.all_reduce %g max : tensor<2xf32> -> tensor<2xf32>
+  %3 = lpc.all_reduce %g any_nonfinite : tensor<2xf32> -> tensor<i1>
+  %bad = lpc.constant dense<[1.0, 0x7FC00000]> : tensor<2xf32>
+  %4 = lpc.all_reduce %bad any_nonfinite : tensor<2xf32> -> tensor<i1>
+  return %0, %1, %2, %3, %4 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<i1>, tensor<i1>
+}

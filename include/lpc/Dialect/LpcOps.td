@@ -2,7 +2,8 @@
 //
 // Type constraints, the model-structure ops and the GEMM here; the other
 // op families in the files included below (LpcAttentionOps.td,
-// LpcComputeOps.td, LpcGradOps.td, LpcPrecisionOps.td, LpcOptimizerOps.td),
+// LpcComputeOps.td, LpcGradOps.td, LpcPrecisionOps.td, LpcOptimizerOps.td,
+// LpcCollectiveOps.td),
 // in this order: one op list, one generated file. Verifiers live in
 // dialects/LpcOps.cpp, folders and canonicalization patterns in
 // dialects/LpcFolds.cpp.
@@ -145,5 +146,11 @@ include "lpc/Dialect/LpcComputeOps.td"
 include "lpc/Dialect/LpcGradOps.td"
 include "lpc/Dialect/LpcPrecisionOps.td"
 include "lpc/Dialect/LpcOptimizerOps.td"
+
+//===----------------------------------------------------------------------===//
+// Collectives across the ranks of a data-parallel run (lpc.all_reduce)
+//===----------------------------------------------------------------------===//
+
+include "lpc/Dialect/LpcCollectiveOps.td"
 
 #endif // LPC_OPS_TD
