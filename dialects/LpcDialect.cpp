@@ -26,6 +26,7 @@ void LpcDialect::initialize() {
 #include "lpc/Dialect/LpcAttrs.cpp.inc"
       >();
   attachAttentionBufferization(getContext());
+  attachCollectiveBufferization(getContext());
 }
 
 Operation *LpcDialect::materializeConstant(OpBuilder &builder, Attribute value,

@@ -2,6 +2,7 @@
 
 #include "lpc/Backend/CPUBackend.h"
 #include "lpc/Conversion/Passes.h"
+#include "lpc/Runtime/Comm.h"
 #include "lpc/Runtime/Gemm.h"
 #include "lpc/Runtime/Parallel.h"
 
@@ -549,6 +550,12 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
   for (size_t i = 0; i < n; ++i)
     map[interner(syms[i].name)] = {
         llvm::orc::ExecutorAddr::fromPtr(syms[i].address),
+        llvm::JITSymbolFlags::Exported};
+  // The collectives of lpc.all_reduce (runtime/comm, MPI).
+  const ::lpc::rt::CommSymbol *comm = ::lpc::rt::commSymbols(&n);
+  for (size_t i = 0; i < n; ++i)
+    map[interner(comm[i].name)] = {
+        llvm::orc::ExecutorAddr::fromPtr(comm[i].address),
         llvm::JITSymbolFlags::Exported};
   // The lowered code's malloc & co. (memref.alloc / dealloc) go to the
   // buffer pool. They keep their libc names so that LLVM still knows them

@@ -680,10 +680,11 @@ struct LpcToLinalgPass
       if (auto fn = op->getParentOfType<func::FuncOp>();
           fn && !llvm::is_contained(targets, fn))
         return WalkResult::skip();
-      // Fused attention stays an op: one-shot-bufferize makes it a library
-      // call (dialects/AttentionBufferization.cpp).
+      // Fused attention and collectives stay ops: one-shot-bufferize makes
+      // them library calls (dialects/AttentionBufferization.cpp,
+      // CollectiveBufferization.cpp).
       if (isa<LpcDialect>(op->getDialect()) &&
-          !isa<AttentionOp, AttentionGradOp>(op)) {
+          !isa<AttentionOp, AttentionGradOp, AllReduceOp>(op)) {
         op->emitError() << "lpc-to-linalg: no CPU lowering for '"
                         << op->getName() << "' yet";
         return WalkResult::interrupt();

@@ -46,6 +46,9 @@ inferMatmulShape(std::optional<Location> loc, StringRef opName,
 /// calls of the fused attention entry points (dialects/
 /// AttentionBufferization.cpp); the dialect does it when it loads.
 void attachAttentionBufferization(MLIRContext *ctx);
+/// The same for lpc.all_reduce: calls of runtime/comm's collectives
+/// (dialects/CollectiveBufferization.cpp).
+void attachCollectiveBufferization(MLIRContext *ctx);
 
 } // namespace lpc
 } // namespace mlir

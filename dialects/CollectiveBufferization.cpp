@@ -1,0 +1,120 @@
+//===- CollectiveBufferization.cpp - lpc.all_reduce becomes a runtime call ===//
+//
+// lpc.all_reduce has no loop nest: it is a collective of the runtime
+// (runtime/comm, MPI). lpc-to-linalg leaves it and one-shot-bufferize turns
+// it into a call through this model: the input read where it is (copied to
+// a row-major buffer first when its layout is strided), the result in a new
+// row-major buffer, both passed as rank-1 views of their elements:
+//
+//   lpc_rt_all_reduce_f32(in, out, kind)          sum = 0, mean = 1, max = 2
+//   lpc_rt_all_reduce_any_nonfinite_f32(in, flag) flag: memref<i1>
+//
+// The entry points copy (or test) the input when the process is one rank.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lpc/Dialect/LpcOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+using namespace mlir::lpc;
+using namespace mlir::bufferization;
+
+namespace {
+
+/// `v` (a memref) as `memref<?xT, strided<[?], offset: ?>>` over its
+/// elements in row-major order: through a row-major copy when its layout is
+/// not the identity.
+Value flatView(RewriterBase &b, Location loc, Value v) {
+  auto t = cast<MemRefType>(v.getType());
+  if (!t.getLayout().isIdentity()) {
+    auto rowMajor = MemRefType::get(t.getShape(), t.getElementType());
+    Value copy =
+        memref::AllocOp::create(b, loc, rowMajor, b.getI64IntegerAttr(64));
+    memref::CopyOp::create(b, loc, v, copy);
+    v = copy;
+  }
+  int64_t n = t.getNumElements();
+  auto flat = MemRefType::get({n}, t.getElementType());
+  SmallVector<int64_t, 1> sizes{n}, strides{1},
+      dynStrides{ShapedType::kDynamic};
+  Value f = memref::ReinterpretCastOp::create(b, loc, flat, v, int64_t(0),
+                                              ArrayRef<int64_t>(sizes),
+                                              ArrayRef<int64_t>(strides));
+  auto layout = StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                                       dynStrides);
+  auto to = MemRefType::get({ShapedType::kDynamic}, t.getElementType(), layout);
+  return memref::CastOp::create(b, loc, to, f);
+}
+
+/// A call to the private C-interface function `name` (declared on first use).
+void callEntry(RewriterBase &b, Operation *op, StringRef name,
+               ValueRange operands) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto fn = module.lookupSymbol<func::FuncOp>(name);
+  if (!fn) {
+    OpBuilder mb(module.getBodyRegion());
+    fn = func::FuncOp::create(mb, module.getLoc(), name,
+                              mb.getFunctionType(operands.getTypes(), {}));
+    fn.setPrivate();
+    fn->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
+  }
+  func::CallOp::create(b, op->getLoc(), fn, operands);
+}
+
+/// Reads its input, writes none, aliases nothing: the result is a new buffer.
+struct AllReduceModel
+    : BufferizableOpInterface::ExternalModel<AllReduceModel, AllReduceOp> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const AnalysisState &) const {
+    return false;
+  }
+  AliasingValueList getAliasingValues(Operation *, OpOperand &,
+                                      const AnalysisState &) const {
+    return {};
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &b,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto ar = cast<AllReduceOp>(op);
+    Location loc = op->getLoc();
+    b.setInsertionPoint(op);
+    FailureOr<Value> in = getBuffer(b, ar.getInput(), options, state);
+    if (failed(in))
+      return failure();
+    auto rt = cast<RankedTensorType>(ar.getResult().getType());
+    Value out = memref::AllocOp::create(
+        b, loc, MemRefType::get(rt.getShape(), rt.getElementType()),
+        b.getI64IntegerAttr(64));
+    Value inView = flatView(b, loc, *in);
+    if (ar.getKind() == AllReduceKind::any_nonfinite) {
+      callEntry(b, op, "lpc_rt_all_reduce_any_nonfinite_f32", {inView, out});
+    } else {
+      int64_t kind = ar.getKind() == AllReduceKind::sum    ? 0
+                     : ar.getKind() == AllReduceKind::mean ? 1
+                                                           : 2;
+      Value k = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(kind));
+      callEntry(b, op, "lpc_rt_all_reduce_f32",
+                {inView, flatView(b, loc, out), k});
+    }
+    replaceOpWithBufferizedValues(b, op, out);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::lpc::attachCollectiveBufferization(MLIRContext *ctx) {
+  AllReduceOp::attachInterface<AllReduceModel>(*ctx);
+}
