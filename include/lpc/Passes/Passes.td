@@ -213,6 +213,46 @@ def LpcAutodiff : Pass<"lpc-autodiff", "::mlir::ModuleOp"> {
   ];
 }
 
+def LpcDataParallel : Pass<"lpc-data-parallel", "::mlir::ModuleOp"> {
+  let summary = "Averages the gradients (and the loss metric) over the ranks "
+                "of a data-parallel run";
+  let description = [{
+    On every train step that lpc-autodiff built (a function returning
+    `lpc.state` results), each gradient that reaches an optimizer op
+    (`lpc.adamw`, `lpc.sgd`) is all-reduced with `mean` just before it; when
+    the gradients go through `lpc.clip_by_global_norm`, the clip's operands
+    are reduced instead, so that the clip sees the global gradients and
+    every rank computes the same norm. The result with
+    `{lpc.metric = "loss"}` is reduced with `mean` too, so that every rank
+    (and rank 0, which reports) holds the global loss. Run it after
+    lpc-autodiff and before lpc-mixed-precision: `lpc.all_reduce` keeps FP32,
+    so the gradients are communicated in FP32 (the only communication
+    precision so far; no buckets yet: one all-reduce per gradient).
+
+    One process is one rank, where `lpc.all_reduce` gives its input back:
+    the step computes what it did without the pass.
+
+    Before:
+    ```mlir
+    %c:3 = lpc.clip_by_global_norm %gw, %gb {max_norm = 1.0 : f64} : ...
+    %p1, %m1 = lpc.sgd %w, %c#0, %mw lr(%lr) : tensor<4x8xf32>
+    return ..., %loss : ..., tensor<f32>   // {lpc.metric = "loss"}
+    ```
+    After:
+    ```mlir
+    %rw = lpc.all_reduce %gw mean : tensor<4x8xf32> -> tensor<4x8xf32>
+    %rb = lpc.all_reduce %gb mean : tensor<8xf32> -> tensor<8xf32>
+    %c:3 = lpc.clip_by_global_norm %rw, %rb {max_norm = 1.0 : f64} : ...
+    %p1, %m1 = lpc.sgd %w, %c#0, %mw lr(%lr) : tensor<4x8xf32>
+    %l = lpc.all_reduce %loss mean : tensor<f32> -> tensor<f32>
+    return ..., %l : ..., tensor<f32>
+    ```
+    A gradient that is already the result of an `lpc.all_reduce` is left
+    alone, so the pass may run twice.
+  }];
+  let dependentDialects = ["::mlir::lpc::LpcDialect"];
+}
+
 def LpcAssignPrecision : Pass<"lpc-assign-precision", "::mlir::ModuleOp"> {
   let summary = "Chooses a precision for every lpc compute op and records why";
   let description = [{
