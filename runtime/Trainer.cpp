@@ -94,6 +94,18 @@ struct Trainer::Impl {
   std::map<std::string, std::vector<uint8_t>> state;
   std::map<std::string, Slot> stateSlot;
   std::map<std::string, std::vector<uint8_t>> inputs;
+  // With several ranks (text and tensor data): the global batch, of which
+  // this rank copies its rows into `inputs`; the bytes of one rank's part.
+  std::map<std::string, std::vector<uint8_t>> globalInputs;
+  std::map<std::string, size_t> rankBytes;
+  /// Rows of a global batch (the model's batch times the ranks).
+  int64_t globalBatch() const { return model.batch * opt.ranks; }
+  /// This rank's rows of globalInputs into inputs.
+  void takeRankRows() {
+    for (auto &[name, bytes] : rankBytes)
+      std::memcpy(inputs[name].data(),
+                  globalInputs[name].data() + size_t(opt.rank) * bytes, bytes);
+  }
 
   Error load();
   Error loadTensors(const std::vector<InputSpec> &inputs);
@@ -160,7 +172,7 @@ Error Trainer::Impl::load() {
         return e;
     totalSteps = opt.steps > 0 ? opt.steps
                                : std::max<int64_t>(1, int64_t(std::ceil(
-                                                          opt.epochs * (n / model.batch))));
+                                                          opt.epochs * (n / globalBatch()))));
     return Error::success();
   }
   if (model.textModel) {
@@ -221,7 +233,7 @@ Error Trainer::Impl::load() {
   int64_t perEpoch = 0;
   if (train) {
     BatchIteratorOptions bo;
-    bo.batchSize = model.batch;
+    bo.batchSize = globalBatch();
     bo.seed = opt.seed;
     auto it = BatchIterator::create(train->numExamples, bo);
     if (!it)
@@ -230,12 +242,12 @@ Error Trainer::Impl::load() {
     perEpoch = iter->batchesPerEpoch();
   } else {
     auto s =
-        CorpusSampler::create(*corpus, model.batch, model.seqLen, opt.seed);
+        CorpusSampler::create(*corpus, globalBatch(), model.seqLen, opt.seed);
     if (!s)
       return s.error();
     sampler = std::move(*s);
     perEpoch = std::max<int64_t>(1, int64_t(corpus->bytes.size()) /
-                                        (model.batch * model.seqLen));
+                                        (globalBatch() * model.seqLen));
   }
   totalSteps =
       opt.steps > 0
@@ -249,7 +261,7 @@ Error Trainer::Impl::loadTensors(const std::vector<InputSpec> &inputs) {
   if (!ds)
     return ds.error();
   tensors = std::move(*ds);
-  tensorBatches.emplace(*tensors, model.batch);
+  tensorBatches.emplace(*tensors, globalBatch());
   if (!opt.evalData.empty()) {
     if (opt.evalData.rfind("tensors:", 0) != 0)
       return Error::make("--eval-data must be tensors:PATH");
@@ -304,8 +316,13 @@ Error Trainer::Impl::initState(const std::vector<Slot> &args) {
                    initWeights->metadata["step"].c_str());
   }
   for (const Slot &s : args) {
-    if (!s.input.empty())
+    if (!s.input.empty()) {
       inputs[s.input].assign(s.byteSize() + 1, 0);
+      if (opt.ranks > 1) {
+        globalInputs[s.input].assign(s.byteSize() * opt.ranks + 1, 0);
+        rankBytes[s.input] = s.byteSize();
+      }
+    }
     if (s.state.empty())
       continue;
     std::vector<uint8_t> buf(s.byteSize() + 1, 0);
@@ -494,6 +511,8 @@ Error Trainer::Impl::writeCheckpoint(int64_t stepDone) {
               {"seed", std::to_string(opt.seed)},
               {"data_position", dataPosition()},
               {"pipeline", opt.pipeline}};
+  if (opt.ranks > 1)
+    md["ranks"] = std::to_string(opt.ranks);
   std::string latest = checkpointPath("latest.safetensors");
   if (opt.keepCheckpoints > 1) {
     // The checkpoint about to be replaced stays as step-S.safetensors: a
@@ -642,8 +661,10 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
     if (Error e = I.resume(startStep))
       return fail(e.message());
 
+  // Rank 0 reports: progress, the log, evaluations, checkpoints, weights.
+  const bool lead = opt.rank == 0;
   JsonlWriter log;
-  if (!opt.logFile.empty())
+  if (lead && !opt.logFile.empty())
     if (Error e = log.open(opt.logFile, /*append=*/!opt.resume.empty()))
       return fail(e.message());
 
@@ -655,7 +676,7 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
   for (size_t r = 0; r < results.size(); ++r)
     download[r] = results[r].state.empty() || results[r].state == "fp8_scale" ||
                   results[r].state == "fp8_amax_history";
-  bool tty = ::isatty(2);
+  bool tty = lead && ::isatty(2);
   std::vector<std::vector<uint8_t>> out(results.size());
   for (size_t r = 0; r < results.size(); ++r)
     out[r].assign(results[r].byteSize() + 1, 0);
@@ -663,20 +684,28 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
   double lastLoss = NAN, skippedTotal = 0;
   int64_t samples = 0, total = I.totalSteps;
   // The next batch into the input buffers; returns its real rows.
+  // With several ranks: the next global batch, of which this rank loads
+  // its rows; returns the global batch's real rows.
   auto nextBatch = [&]() -> int64_t {
     if (I.iter) {
       Batch b = I.iter->next();
+      if (opt.ranks > 1) {
+        auto first = b.indices.begin() + size_t(opt.rank) * I.model.batch;
+        b.indices.assign(first, first + I.model.batch);
+      }
       I.loadBatch(*I.train, b.indices);
       return b.realRows;
     }
-    if (I.tensorBatches) {
-      I.tensorBatches->next(I.inputs);
-      return I.model.batch;
-    }
-    I.sampler->next(
-        reinterpret_cast<int32_t *>(I.inputs[I.model.tokenName].data()),
-        reinterpret_cast<int32_t *>(I.inputs[I.model.labelName].data()));
-    return I.model.batch;
+    auto &buffers = opt.ranks > 1 ? I.globalInputs : I.inputs;
+    if (I.tensorBatches)
+      I.tensorBatches->next(buffers);
+    else
+      I.sampler->next(
+          reinterpret_cast<int32_t *>(buffers[I.model.tokenName].data()),
+          reinterpret_cast<int32_t *>(buffers[I.model.labelName].data()));
+    if (opt.ranks > 1)
+      I.takeRankRows();
+    return I.globalBatch();
   };
   int64_t prefetched = -1; // real rows of a batch already loaded, or -1
   for (int64_t s = startStep; s < total; ++s) {
@@ -741,7 +770,7 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
                   slot.name,
               v);
     }
-    if (real != I.model.batch)
+    if (real != I.globalBatch())
       rec.add("real_rows", real);
     samples += real;
     if (!std::isfinite(loss))
@@ -755,7 +784,9 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
     double rate = samples / std::max(el, 1e-9);
     int64_t done = s + 1 - startStep, left = total - s - 1;
     double eta = done > 0 ? el / done * left : 0;
-    if (tty) {
+    if (!lead) {
+      // Other ranks report nothing.
+    } else if (tty) {
       int width = 30, fill = int(width * double(s + 1) / total);
       std::fprintf(stderr,
                    "\r[%s%s] step %lld/%lld loss %.4f %.0f samples/s ETA %s   ",
@@ -767,8 +798,8 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
                    (long long)(s + 1), (long long)total, loss, rate,
                    humanTime(eta).c_str());
     }
-    if (opt.evalEvery > 0 && (s + 1) % opt.evalEvery == 0 && s + 1 != total &&
-        (!I.tensors || I.tensorsEval)) {
+    if (lead && opt.evalEvery > 0 && (s + 1) % opt.evalEvery == 0 &&
+        s + 1 != total && (!I.tensors || I.tensorsEval)) {
       double el2, acc;
       if (Error e = I.syncState(step))
         return fail(e.message());
@@ -785,7 +816,7 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
     if (log.isOpen())
       if (Error e = log.write(rec))
         return fail(e.message());
-    if (opt.checkpointEvery > 0 && (s + 1) % opt.checkpointEvery == 0) {
+    if (lead && opt.checkpointEvery > 0 && (s + 1) % opt.checkpointEvery == 0) {
       if (Error e = I.syncState(step))
         return fail(e.message());
       if (Error e = I.writeCheckpoint(s + 1))
@@ -798,6 +829,8 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
   double evalLoss = NAN, evalAcc = NAN;
+  if (!lead)
+    return 0; // rank 0 evaluates, checkpoints and reports
   if (Error e = I.syncState(step))
     return fail(e.message());
   if (Error e = I.evaluate(eval, evalLoss, evalAcc))
@@ -868,6 +901,8 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
         .add("state_bytes", stateBytes)
         .add("state_bytes_per_parameter",
              params ? double(stateBytes) / double(params) : 0.0);
+    if (opt.ranks > 1)
+      fin.add("ranks", int64_t(opt.ranks));
     if (Error e = log.write(fin))
       return fail(e.message());
     if (Error e = log.close())

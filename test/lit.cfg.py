@@ -39,6 +39,18 @@ if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"
 tools.append("lpc-run")
 llvm_config.add_tool_substitutions(["lpc-run"], [config.lpc_tools_dir])
 
+# Data-parallel runs: lpc built with MPI (runtime/comm) and Open MPI's
+# mpirun. Open MPI runs as root only with its documented opt-in; two ranks
+# on a 2-core machine need --oversubscribe; no single-copy (CMA) transfers,
+# which containers often forbid. Tests say `REQUIRES: mpirun` and run
+# `%mpirun -np N ...`; without them they report as unsupported.
+if getattr(config, "have_mpi", False) and shutil.which("mpirun"):
+    config.available_features.add("mpirun")
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    config.environment["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
+config.substitutions.append(("%mpirun", "mpirun --oversubscribe"))
+
 if getattr(config, "have_cuda_runtime", False):
     config.available_features.add("cuda-runtime")
     llvm_config.add_tool_substitutions(["lpc-cuda-check", "lpc-run-artifact"],

@@ -21,6 +21,7 @@
 #include "lpc/Reference/Evaluator.h"
 #include "lpc/Reference/ToRuntime.h"
 #include "lpc/Runtime/BatchIterator.h"
+#include "lpc/Runtime/Comm.h"
 #ifdef LPC_HAVE_CUDA_RUNTIME
 #include "lpc/Runtime/CudaTrain.h"
 #endif
@@ -189,6 +190,12 @@ static cl::opt<std::string> emitArtifact(
              "schedule, buffer plan, state layout; docs/cuda-artifact.md) "
              "to this file and stop; needs no GPU"),
     cl::init(""), cl::cat(cat));
+static cl::opt<bool> dataParallel(
+    "data-parallel",
+    cl::desc("average the gradients and the loss over the ranks of an MPI "
+             "run (lpc-data-parallel). On by itself under mpirun with more "
+             "than one rank; with one rank the step computes the same"),
+    cl::init(false), cl::cat(cat));
 static cl::opt<int64_t> synthExamples("synthetic-examples",
                                       cl::desc("examples of synthetic data"),
                                       cl::init(8192), cl::cat(cat));
@@ -451,6 +458,8 @@ bool applyConfig(const std::string &path) {
   return true;
 }
 
+int runMain(int argc, char **argv);
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -465,6 +474,20 @@ int main(int argc, char **argv) {
     // Falls through when exec is impossible: slower, not wrong.
   }
   llvm::InitLLVM initLLVM(argc, argv);
+  // Under mpirun: one rank of a data-parallel run (MPI_Init_thread here,
+  // MPI_Finalize at the end). A plain lpc-run never touches MPI.
+  if (rt::Error e = rt::commInit(&argc, &argv))
+    return fail(e.message());
+  int rc = runMain(argc, argv);
+  if (rc != 0)
+    rt::commAbortAll(rc); // the other ranks must not wait for this one
+  rt::commFinalize();
+  return rc;
+}
+
+namespace {
+
+int runMain(int argc, char **argv) {
   registerAllPasses();
   mlpc::registerLpcPasses();
   mlpc::registerLpcConversionPasses();
@@ -533,6 +556,19 @@ int main(int argc, char **argv) {
   ::lpc::rt::setGemmThreads(static_cast<int>(cpuThreads));
   if (device != "cpu" && device != "cuda")
     return fail("--device must be cpu or cuda, got '" + device + "'");
+  // Data parallelism: every rank of an MPI run computes the same step on
+  // its part of each global batch; the gradients are averaged.
+  const int ranks = rt::commSize(), rank = rt::commRank();
+  if (ranks > 1 && dataParallel.getNumOccurrences() && !dataParallel)
+    return fail(llvm::formatv("--data-parallel=false{0}, but mpirun started "
+                              "{1} ranks: they would train {1} different "
+                              "models",
+                              origin("data-parallel"), ranks));
+  const bool parallel = dataParallel || ranks > 1;
+  if (parallel && device != "cpu")
+    return fail("--data-parallel (and mpirun with several ranks) runs on the "
+                "CPU only so far (--device=cpu)");
+
   if (!emitArtifact.empty() && device != "cuda")
     return fail("--emit-artifact needs --device=cuda");
   if (tf32 && device != "cuda")
@@ -669,6 +705,8 @@ int main(int argc, char **argv) {
   topt.recipe = recipe;
   topt.device = device;
   topt.lr = lr;
+  topt.rank = rank;
+  topt.ranks = ranks;
   {
     // Only for the logged lr: read what lpc-autodiff was told.
     llvm::StringRef extra = autodiffExtra;
@@ -697,8 +735,9 @@ int main(int argc, char **argv) {
                     optimizer.getValue(), lr.getValue(), totalSteps,
                     autodiffExtra.getValue())
           .str();
-  std::string pipeline = autodiff + ",lpc-mixed-precision{policy=" +
-                         mixedPrecision + " " + recipe + "}";
+  std::string pipeline = autodiff + (parallel ? ",lpc-data-parallel" : "") +
+                         ",lpc-mixed-precision{policy=" + mixedPrecision +
+                         " " + recipe + "}";
   // The CUDA artifact runs fused attention through cuDNN (bf16/f16, no
   // mask, head dims of cuDNN's): the others become the unfused graph first.
   // Not part of the recorded pipeline: it changes how the step computes,
@@ -718,6 +757,9 @@ int main(int argc, char **argv) {
       return fail("--autodiff='" + autodiffExtra + "'" + origin("autodiff") +
                   " (with --optimizer, --lr): not valid lpc-autodiff options "
                   "(see above; lpc-opt --help lists them)");
+    if (parallel && failed(parsePassPipeline("lpc-data-parallel", pm,
+                                             llvm::errs())))
+      return fail("lpc-data-parallel is not registered");
     if (failed(parsePassPipeline("lpc-mixed-precision{policy=" +
                                      mixedPrecision + " " + recipe + "}",
                                  pm, llvm::errs())))
@@ -777,7 +819,13 @@ int main(int argc, char **argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - tc)
           .count();
   (*trainer)->setPipeline(pipeline);
-  llvm::errs() << llvm::formatv(
+  if (rank == 0 && parallel)
+    llvm::errs() << llvm::formatv(
+        "lpc-run: data parallel over {0} rank{1} (MPI): global batch {2} = "
+        "{0} x {3}; gradients and loss averaged in fp32\n",
+        ranks, ranks == 1 ? "" : "s", modelBatch * ranks, modelBatch);
+  if (rank == 0)
+    llvm::errs() << llvm::formatv(
       "lpc-run: compiled @{0}_train_step and @{0}_eval ({1} precision) in "
       "{2:f2} s{3}; {4}\n",
       model, mixedPrecision.getValue(), compileSecs,
@@ -785,3 +833,5 @@ int main(int argc, char **argv) {
 
   return (*trainer)->run(*stepFn, *evalFn, compileSecs);
 }
+
+} // namespace

@@ -141,6 +141,13 @@ struct TrainOptions {
   std::string lrSchedule = "constant";
   int64_t warmupSteps = 0;
   double minLr = 0;
+  // Data parallelism (lpc/Runtime/Comm.h): this process is rank `rank` of
+  // `ranks`. Every rank starts from the same seed, so from the same
+  // parameters and the same order of global batches of `ranks` x the
+  // model's batch; rank r trains on rows [r B, (r + 1) B) of each (B: the
+  // model's batch). Rank 0 alone prints, evaluates, logs and writes
+  // checkpoints and weights.
+  int rank = 0, ranks = 1;
 };
 
 class Trainer {
