@@ -1,0 +1,102 @@
+//===- CommTest.cpp - LpcComm in one process (ctest runtime/comm) ---------===//
+//
+// Without an MPI launcher a process is rank 0 of 1 and never calls MPI: the
+// all-reduce entry points copy their input (sum, mean, max) or test it
+// (any_nonfinite). Built twice: against LpcComm (with MPI when found) and
+// against LpcCommNoMpi (the same source without MPI), where a launch with
+// several ranks must fail with a message saying that MPI is missing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lpc/Runtime/Comm.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace rt = lpc::rt;
+
+static int failures = 0;
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      std::fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                \
+      std::fprintf(stderr, __VA_ARGS__);                                       \
+      std::fprintf(stderr, "\n");                                              \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (0)
+
+static rt::CommMemRef1F32 view(std::vector<float> &v) {
+  return {v.data(), v.data(), 0, int64_t(v.size()), 1};
+}
+
+int main(int argc, char **argv) {
+  for (const char *var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    unsetenv(var);
+  CHECK(rt::commLaunchedSize() == 0, "no launcher: launched size %d",
+        rt::commLaunchedSize());
+  rt::Error e = rt::commInit(&argc, &argv);
+  CHECK(!e, "commInit without a launcher: %s", e.message().c_str());
+  CHECK(rt::commRank() == 0 && rt::commSize() == 1, "rank %d of %d",
+        rt::commRank(), rt::commSize());
+
+  std::vector<float> in = {1.5f, -2.0f, 0.0f, 3.25f}, out(4, 7.0f);
+  for (int64_t kind : {0, 1, 2}) {
+    std::fill(out.begin(), out.end(), 7.0f);
+    rt::CommMemRef1F32 a = view(in), b = view(out);
+    _mlir_ciface_lpc_rt_all_reduce_f32(&a, &b, kind);
+    CHECK(std::memcmp(in.data(), out.data(), 16) == 0,
+          "kind %lld: one rank must copy its input", (long long)kind);
+  }
+  // An offset view (the descriptor's offset counts).
+  {
+    std::vector<float> big = {9.0f, 1.0f, 2.0f}, res(2, 0.0f);
+    rt::CommMemRef1F32 a{big.data(), big.data(), 1, 2, 1}, b = view(res);
+    _mlir_ciface_lpc_rt_all_reduce_f32(&a, &b, 1);
+    CHECK(res[0] == 1.0f && res[1] == 2.0f, "offset view: %g %g", res[0],
+          res[1]);
+  }
+  bool flag = true;
+  rt::CommMemRef0I1 f{&flag, &flag, 0};
+  rt::CommMemRef1F32 a = view(in);
+  _mlir_ciface_lpc_rt_all_reduce_any_nonfinite_f32(&a, &f);
+  CHECK(!flag, "finite input reported non-finite");
+  std::vector<float> bad = {1.0f, NAN};
+  rt::CommMemRef1F32 c = view(bad);
+  _mlir_ciface_lpc_rt_all_reduce_any_nonfinite_f32(&c, &f);
+  CHECK(flag, "NaN not reported");
+  bad[1] = INFINITY;
+  flag = false;
+  _mlir_ciface_lpc_rt_all_reduce_any_nonfinite_f32(&c, &f);
+  CHECK(flag, "inf not reported");
+
+  double sums[2] = {1.0, 2.0};
+  rt::commAllReduceSum(sums, 2);
+  CHECK(sums[0] == 1.0 && sums[1] == 2.0, "one rank: sums unchanged");
+  CHECK(rt::commAny(true) && !rt::commAny(false), "one rank: any = value");
+  size_t n = 0;
+  const rt::CommSymbol *syms = rt::commSymbols(&n);
+  CHECK(n == 2 && std::string(syms[0].name) ==
+                      "_mlir_ciface_lpc_rt_all_reduce_f32",
+        "commSymbols: %zu entries", n);
+
+  if (!rt::commBuiltWithMpi()) {
+    // A launcher announced two ranks, and there is no MPI: a clear error.
+    setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+    rt::Error e2 = rt::commInit(&argc, &argv);
+    CHECK(bool(e2) && e2.message().find("built without MPI") !=
+                          std::string::npos,
+          "2 ranks without MPI: '%s'", e2 ? e2.message().c_str() : "no error");
+    CHECK(rt::commSize() == 1, "still one rank");
+  }
+  rt::commFinalize();
+  if (failures)
+    return 1;
+  std::printf("comm: ok (%s)\n",
+              rt::commBuiltWithMpi() ? "with MPI" : "without MPI");
+  return 0;
+}
