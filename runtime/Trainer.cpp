@@ -691,7 +691,7 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
       Batch b = I.iter->next();
       if (opt.ranks > 1) {
         auto first = b.indices.begin() + size_t(opt.rank) * I.model.batch;
-        b.indices.assign(first, first + I.model.batch);
+        b.indices = std::vector<int64_t>(first, first + I.model.batch);
       }
       I.loadBatch(*I.train, b.indices);
       return b.realRows;
