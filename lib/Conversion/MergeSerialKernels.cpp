@@ -25,12 +25,11 @@
 
 #include "lpc/Conversion/Passes.h"
 
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "KernelBuffers.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
-#include "llvm/ADT/SetVector.h"
 
 namespace mlir {
 namespace lpc {
@@ -40,83 +39,9 @@ namespace lpc {
 } // namespace mlir
 
 using namespace mlir;
+using namespace mlir::lpc;
 
 namespace {
-
-/// The constant trip counts of `par`'s dimensions, or nothing when a bound
-/// or step is not constant (or a step is not positive).
-std::optional<SmallVector<int64_t>> tripCounts(scf::ParallelOp par) {
-  SmallVector<int64_t> trips;
-  for (auto [lb, ub, step] :
-       llvm::zip(par.getLowerBound(), par.getUpperBound(), par.getStep())) {
-    std::optional<int64_t> l = getConstantIntValue(lb);
-    std::optional<int64_t> u = getConstantIntValue(ub);
-    std::optional<int64_t> s = getConstantIntValue(step);
-    if (!l || !u || !s || *s <= 0)
-      return std::nullopt;
-    trips.push_back(*u <= *l ? 0 : (*u - *l + *s - 1) / *s);
-  }
-  return trips;
-}
-
-/// The buffer a memref value is a view of: an allocation's result, or
-/// anything else (a function argument, say) that may alias other such
-/// values.
-Value rootOf(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
-      v = view.getViewSource();
-      continue;
-    }
-    if (auto cast = dyn_cast<memref::CastOp>(def)) {
-      v = cast.getSource();
-      continue;
-    }
-    break;
-  }
-  return v;
-}
-
-bool isAllocation(Value root) {
-  return root.getDefiningOp<memref::AllocOp>() ||
-         root.getDefiningOp<memref::AllocaOp>();
-}
-
-/// The roots of every memref an op (with its regions) uses that is defined
-/// outside it: in MLIR an op can touch no other buffer (a memref.get_global
-/// inside it counts as an unknown root).
-SmallVector<Value> buffersOf(Operation *op) {
-  llvm::SetVector<Value> roots;
-  op->walk([&](Operation *inner) {
-    if (isa<memref::GetGlobalOp>(inner))
-      roots.insert(inner->getResult(0));
-    for (Value v : inner->getOperands())
-      if (isa<BaseMemRefType>(v.getType()) &&
-          !op->isAncestor(v.getParentBlock()->getParentOp()) &&
-          !(v.getDefiningOp() && op->isAncestor(v.getDefiningOp())))
-        roots.insert(rootOf(v));
-  });
-  return roots.takeVector();
-}
-
-/// Whether two sets of roots may share memory. Distinct roots are distinct
-/// buffers only when one is a fresh allocation and the other an allocation
-/// or a function argument (two arguments may be one buffer; a root some
-/// other op defines, a view lpc does not know, say, may be anything).
-bool conflict(ArrayRef<Value> a, ArrayRef<Value> b) {
-  auto known = [](Value root) {
-    auto arg = dyn_cast<BlockArgument>(root);
-    return isAllocation(root) ||
-           (arg && arg.getOwner()->isEntryBlock() &&
-            isa<func::FuncOp>(arg.getOwner()->getParentOp()));
-  };
-  for (Value x : a)
-    for (Value y : b)
-      if (x == y || !known(x) || !known(y) ||
-          (!isAllocation(x) && !isAllocation(y)))
-        return true;
-  return false;
-}
 
 struct LpcMergeSerialKernelsPass
     : ::mlir::lpc::impl::LpcMergeSerialKernelsBase<LpcMergeSerialKernelsPass> {
@@ -129,7 +54,7 @@ struct LpcMergeSerialKernelsPass
     if (auto par = dyn_cast<scf::ParallelOp>(op)) {
       if (par.getNumResults() != 0 || !par.getInitVals().empty())
         return false;
-      std::optional<SmallVector<int64_t>> trips = tripCounts(par);
+      std::optional<SmallVector<int64_t>> trips = constantTripCounts(par);
       if (!trips)
         return false;
       int64_t total = 1;
@@ -187,7 +112,7 @@ struct LpcMergeSerialKernelsPass
             pending.push_back(&op);
         } else if (!current.pieces.empty() &&
                    isa<scf::ParallelOp, memref::CopyOp>(op) &&
-                   !conflict(current.buffers, buffersOf(&op))) {
+                   !buffersMayConflict(current.buffers, buffersOf(&op))) {
           // A kernel or copy that touches none of the buffers of the
           // pieces so far: they may run after it, with the pieces to come.
         } else {
@@ -223,28 +148,11 @@ struct LpcMergeSerialKernelsPass
     };
     for (Operation *piece : pieces) {
       if (auto copy = dyn_cast<memref::CopyOp>(piece)) {
-        // Every element, in row-major order.
-        auto type = cast<MemRefType>(copy.getSource().getType());
-        ArrayRef<int64_t> shape = type.getShape();
-        SmallVector<int64_t> at(shape.size(), 0);
-        for (int64_t n = 0; n < type.getNumElements(); ++n) {
-          SmallVector<Value> idx;
-          for (int64_t i : at)
-            idx.push_back(index(i));
-          Value v = memref::LoadOp::create(in, copy.getLoc(),
-                                           copy.getSource(), idx);
-          memref::StoreOp::create(in, copy.getLoc(), v, copy.getTarget(),
-                                  idx);
-          for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
-            if (++at[d] < shape[d])
-              break;
-            at[d] = 0;
-          }
-        }
+        copyElements(in, copy, index);
         continue;
       }
       auto par = cast<scf::ParallelOp>(piece);
-      SmallVector<int64_t> trips = *tripCounts(par);
+      SmallVector<int64_t> trips = *constantTripCounts(par);
       IRMapping map;
       OpBuilder body = in;
       for (auto [d, iv] : llvm::enumerate(par.getInductionVars())) {
