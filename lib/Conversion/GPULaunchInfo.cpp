@@ -66,13 +66,16 @@ unsigned accessOf(Value v) {
   return flags;
 }
 
-/// Whether `kernel` never reads what the 0-d memref `arg` held before the
-/// launch: its first access, in the entry block (or the then-block of an
-/// scf.if there, such as a one-thread kernel's guard), is a store. The
-/// serial kernels pass scalars between their statements through such
-/// scratch buffers; the data flow of the artifact must not see a read of
-/// an older value there. (Only 0-d: every access is the same element.)
-bool writtenFirst(Block &block, Value arg) {
+/// What comes first on every path through `block` for the 0-d memref
+/// `arg`: a write, a (possible) read, or nothing. An scf.if whose condition
+/// does not use `arg` is looked into, each branch on its own (a one-thread
+/// kernel's guard; a merged kernel's branch per piece,
+/// lpc-merge-independent-kernels): where every branch writes first, the if
+/// does; where a branch (or a missing else) does not touch `arg`, the ops
+/// after the if decide for that path.
+enum class FirstAccess { None, Write, Read };
+FirstAccess firstAccess(Block &block, Value arg) {
+  bool writtenOnSomePaths = false;
   for (Operation &op : block) {
     bool touches = false;
     op.walk([&](Operation *inner) {
@@ -80,19 +83,43 @@ bool writtenFirst(Block &block, Value arg) {
     });
     if (!touches)
       continue;
-    if (auto branch = dyn_cast<scf::IfOp>(op))
-      return branch.getElseRegion().empty() && !llvm::is_contained(op.getOperands(), arg) &&
-             writtenFirst(branch.getThenRegion().front(), arg);
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      if (llvm::is_contained(op.getOperands(), arg))
+        return FirstAccess::Read;
+      bool someUntouched = branch.getElseRegion().empty();
+      for (Region &r : branch->getRegions()) {
+        if (r.empty())
+          continue;
+        FirstAccess f = firstAccess(r.front(), arg);
+        if (f == FirstAccess::Read)
+          return FirstAccess::Read;
+        someUntouched = someUntouched || f == FirstAccess::None;
+      }
+      if (!someUntouched)
+        return FirstAccess::Write;
+      writtenOnSomePaths = true;
+      continue;
+    }
     auto iface = dyn_cast<MemoryEffectOpInterface>(op);
     if (!iface || op.getNumRegions())
-      return false;
+      return FirstAccess::Read;
     SmallVector<MemoryEffects::EffectInstance> effects;
     iface.getEffectsOnValue(arg, effects);
-    return !effects.empty() && llvm::all_of(effects, [](const auto &e) {
+    bool writes = !effects.empty() && llvm::all_of(effects, [](const auto &e) {
       return isa<MemoryEffects::Write>(e.getEffect());
     });
+    return writes ? FirstAccess::Write : FirstAccess::Read;
   }
-  return false;
+  return writtenOnSomePaths ? FirstAccess::Write : FirstAccess::None;
+}
+
+/// Whether `kernel` never reads what the 0-d memref `arg` held before the
+/// launch: on every path its first access is a store (see firstAccess).
+/// The serial kernels pass scalars between their statements through such
+/// scratch buffers; the data flow of the artifact must not see a read of
+/// an older value there. (Only 0-d: every access is the same element.)
+bool writtenFirst(Block &block, Value arg) {
+  return firstAccess(block, arg) == FirstAccess::Write;
 }
 
 /// Loop iterations one thread runs in sequence in `region`: each scf.for

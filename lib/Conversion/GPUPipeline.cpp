@@ -28,7 +28,10 @@
 // copies) become one single-thread kernel per run
 // (lpc-merge-serial-kernels: at the end of the loop stage, where the
 // kernels are still scf.parallel loops in the host function's program
-// order, so that lpc-jit --gpu-loop-passes checks it too).
+// order, so that lpc-jit --gpu-loop-passes checks it too); last, small
+// kernels sink to where their results are needed and the independent ones
+// that meet there launch as one (lpc-merge-independent-kernels: the FP8
+// tails of every tensor, stage by stage, as multi-tensor kernels).
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,7 +64,7 @@ std::string mlir::lpc::gpuLoopPassesPipeline(llvm::StringRef splitOptions,
          "lpc-parallel-scatter{" + scatterOptions.str() + "},"
          "lpc-promote-accumulators,lpc-widen-parallel-loops,"
          "lpc-collapse-parallel-loops,lpc-gpu-serial-kernels,"
-         "lpc-merge-serial-kernels)";
+         "lpc-merge-independent-kernels{distinct-args},lpc-merge-serial-kernels)";
 }
 
 const char *mlir::lpc::defaultLibdevice() { return LPC_LIBDEVICE_PATH; }

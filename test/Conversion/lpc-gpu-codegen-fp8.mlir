@@ -31,16 +31,19 @@
 // PTX90: cvt.rn.satfinite.e4m3x2.f32
 // PTX90: setp.gt.u32 {{%p[0-9]+}}, {{%r[0-9]+}}, 2139095040;
 // PTX90-NOT: setp
+// The two quantizations are one kernel (lpc-merge-independent-kernels),
+// a branch each (E5M2 first: it sank past the E4M3 one).
 // PTX90-LABEL: .visible .entry quantize_kernel(
+// PTX90: mul.rn.f32 [[Q5:%r[0-9]+]]
+// PTX90-NEXT: cvt.rn.satfinite.e5m2x2.f32 {{%rs[0-9]+}}, [[Q5]], [[Q5]];
+// PTX90-NOT: 1198522367
+// PTX90: setp.gt.u32 {{%p[0-9]+}}, {{%r[0-9]+}}, 2139095040;
+// PTX90: bra.uni
 // PTX90: mul.rn.f32 [[Q:%r[0-9]+]]
 // PTX90-NEXT: cvt.rn.satfinite.e4m3x2.f32 {{%rs[0-9]+}}, [[Q]], [[Q]];
 // PTX90-NOT: 1139277824
 // PTX90: setp.gt.u32 {{%p[0-9]+}}, {{%r[0-9]+}}, 2139095040;
 // PTX90-NOT: setp
-// PTX90-LABEL: .visible .entry quantize_kernel_0(
-// PTX90: cvt.rn.satfinite.e5m2x2.f32
-// PTX90-NOT: 1198522367
-// PTX90: setp.gt.u32 {{%p[0-9]+}}, {{%r[0-9]+}}, 2139095040;
 // Decoding: the instruction (exact), f16 -> f32 (exact), lpc's NaN.
 // PTX90-LABEL: .visible .entry dequantize_kernel(
 // PTX90: cvt.rn.f16x2.e4m3x2
@@ -48,20 +51,20 @@
 // PTX90: selp.f32 {{%r[0-9]+}}, 0fFFC00000, 0f7FC00000
 // PTX90-LABEL: .visible .entry cast_from_e5m2_kernel(
 // PTX90: cvt.rn.f16x2.e5m2x2
-// PTX90: assembled 7 kernels for sm_90
+// PTX90: assembled 6 kernels for sm_90
 
 // sm_89 has them from PTX 8.1 on.
-// PTX89: lpc_kernels: 7 entry, 0 extern, target sm_89
+// PTX89: lpc_kernels: 6 entry, 0 extern, target sm_89
 // PTX89: .version 8.1
 // PTX89: cvt.rn.satfinite.e4m3x2.f32
-// PTX89: assembled 7 kernels for sm_89
+// PTX89: assembled 6 kernels for sm_89
 
 // PTX80-NOT: e4m3x2
 // PTX80-NOT: e5m2x2
-// PTX80: lpc_kernels: 7 entry, 0 extern, target sm_80
+// PTX80: lpc_kernels: 6 entry, 0 extern, target sm_80
 // PTX80-NOT: e4m3x2
 // PTX80-NOT: e5m2x2
-// PTX80: assembled 7 kernels for sm_80
+// PTX80: assembled 6 kernels for sm_80
 
 func.func @cast_e4m3(%x: tensor<1023xf32>) -> tensor<1023xf8E4M3FN> {
   %y = lpc.cast %x : tensor<1023xf32> to tensor<1023xf8E4M3FN>

@@ -18,9 +18,11 @@
 // CHECK-SAME: .visible .entry kernels_kernel(
 // CHECK-NOT: gpu.binary
 
-// PTX90: lpc_kernels: 8 entry, 0 extern, target sm_90
-// PTX90: assembled 8 kernels for sm_90
-// PTX80: assembled 8 kernels for sm_80
+// Eight loops, of which lpc-merge-independent-kernels launches the small
+// independent ones together: five kernels.
+// PTX90: lpc_kernels: 5 entry, 0 extern, target sm_90
+// PTX90: assembled 5 kernels for sm_90
+// PTX80: assembled 5 kernels for sm_80
 // BAD: lpc-gpu-codegen: chip must be sm_XX, got 'gfx90a'
 
 func.func @kernels(%x: tensor<64x128xf32>, %b: tensor<128xf32>, %s: tensor<f32>) -> (tensor<64x128xbf16>, tensor<64x128xf32>, tensor<64x128xf8E4M3FN>) {

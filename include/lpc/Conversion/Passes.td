@@ -576,6 +576,75 @@ def LpcMergeSerialKernels
   ];
 }
 
+def LpcMergeIndependentKernels
+    : Pass<"lpc-merge-independent-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Defers small kernels to where their results are needed and "
+                "launches independent ones together (multi-tensor kernels)";
+  let description = [{
+    Runs last in the GPU loop stage, on the host function's top level, where
+    every kernel is a one-dimensional `scf.parallel (%i) = (0) to (N) step
+    (1)`. A candidate is such a loop with at most `max-threads` iterations
+    whose allocated buffers hold at most `max-bytes` bytes in all: the final
+    stages of reductions (amax, saturation counts, norms), the FP8 amax
+    histories and scales, the loss-scale state. Copies of static shape and
+    at most `max-copy-elements` elements (the initial values of reduction
+    accumulators, 0-d state) first become one-thread loops of loads and
+    stores, and candidates.
+
+    1. Sinking: each candidate, from the last to the first, moves down past
+       every op that provably touches none of its buffers (allocations,
+       deallocations of other buffers, ops without memory effects or
+       regions, and kernels, copies and runtime calls (`lpc_rt_*`, which
+       touch their operands only) that neither write what it reads or
+       writes nor read what it writes; two function arguments may be one
+       buffer unless `distinct-args`, and reading one buffer from both
+       sides is no conflict). It stops
+       before the first op that may touch one of its buffers, or before
+       the terminator; deallocations of its buffers move after it. With
+       delayed scaling nothing in a step reads the next scale, so the
+       scale and history work of every FP8 tensor gathers at the end of
+       the step.
+    2. Merging: in each run of candidates apart only by allocations,
+       deallocations and ops without memory effects or regions, each
+       candidate gets a level, one more than the highest level of an earlier
+       candidate of the run that it conflicts with in that sense (0 if
+       none).
+       The candidates of one level become one loop of the sum of their
+       iterations (iteration i runs piece k's iteration i - start_k in an
+       scf.if chain), the levels in order, in place of the run's last
+       candidate; the run's deallocations move after them. A merged loop
+       takes pieces while its kernel parameters stay within
+       `max-param-bytes` (each memref is a descriptor of (3 + 2 x rank) x 8
+       bytes; 4096 is the limit of every device and driver).
+
+    Pieces of one loop touch disjoint buffers, so running them side by side
+    is running them one after the other; and no kernel moves across an op
+    that may touch its buffers, so every dependency of the program holds.
+  }];
+  let options = [
+    Option<"maxThreads", "max-threads", "int64_t", /*default=*/"65536",
+           "loops of at most this many iterations are candidates">,
+    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"16777216",
+           "candidates use allocated buffers of at most this many bytes in "
+           "all (sinking keeps them allocated longer)">,
+    Option<"maxParamBytes", "max-param-bytes", "int64_t",
+           /*default=*/"4096",
+           "kernel parameter bytes of a merged loop at most">,
+    Option<"maxCopyElements", "max-copy-elements", "int64_t",
+           /*default=*/"16",
+           "memref.copy ops of static shape and at most this many elements "
+           "first become one-thread loops (and candidates)">,
+    Option<"distinctArgs", "distinct-args", "bool", /*default=*/"false",
+           "the function's arguments are distinct buffers (lpc's runtimes "
+           "pass each argument and result of a step in its own block); "
+           "false: any two may be one buffer">,
+  ];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
 def LpcSplitReductions : Pass<"lpc-split-reductions"> {
   let summary = "Splits bufferized reductions into parallel partial "
                 "reductions and a small final one (two-level, for the GPU)";
