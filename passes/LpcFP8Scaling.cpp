@@ -209,6 +209,16 @@ LogicalResult LpcFP8ScalingPass::rewrite(func::FuncOp fn) {
         Location loc = x.getLoc();
         std::string name = nameFor(root, gemm, i);
         Value amax = AmaxOp::create(b, loc, root);
+        // Data parallelism: every rank takes the global amax, so that the
+        // scales (and the FP8 copies of the weights) agree on all ranks.
+        // Train steps only (they have a step): evaluation runs on one rank,
+        // where a collective would wait for the others forever.
+        if (reduceAmax && step)
+          amax = AllReduceOp::create(
+                     b, loc, amax.getType(), amax,
+                     AllReduceKindAttr::get(ctx, AllReduceKind::max),
+                     PrecisionAttr::get(ctx, Precision::fp32))
+                     .getResult();
         TensorScale ts;
         if (delayed) {
           auto scaleArg = addStateArgument(

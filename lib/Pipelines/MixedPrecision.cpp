@@ -117,6 +117,8 @@ mlir::lpc::buildMixedPrecisionPipeline(OpPassManager &pm,
        << " amax-compute-algo=" << o.amaxComputeAlgo.getValue();
     if (!o.fastAccum.empty())
       os << " fast-accum=" << joined(o.fastAccum);
+    if (o.reduceAmax)
+      os << " reduce-amax=true";
     os << "},canonicalize";
   }
   if (ls != "off")

@@ -2,6 +2,7 @@
 // RUN: lpc-opt %s -lpc-autodiff -lpc-assign-precision="policy=fp8 fp8-min-mnk=0" -lpc-insert-casts -lpc-fp8-scaling="amax-history-len=8 margin=2 interval=4 amax-compute-algo=most_recent fast-accum=fprop,dgrad" | FileCheck %s --check-prefix=OPTS
 // RUN: lpc-opt %s -lpc-autodiff -lpc-assign-precision="policy=fp8 fp8-min-mnk=0" -lpc-insert-casts -lpc-fp8-scaling="scaling=current" | FileCheck %s --check-prefix=CURRENT
 // RUN: lpc-opt %s -lpc-autodiff -lpc-assign-precision="policy=bf16" -lpc-insert-casts -lpc-fp8-scaling | FileCheck %s --check-prefix=NOFP8
+// RUN: lpc-opt %s -lpc-autodiff -lpc-assign-precision="policy=fp8 fp8-min-mnk=0" -lpc-insert-casts -lpc-fp8-scaling="amax-history-len=16 reduce-amax=true" | FileCheck %s --check-prefix=REDUCE
 // RUN: not lpc-opt %s -lpc-fp8-scaling=scaling=late 2>&1 | FileCheck %s --check-prefix=ERR1
 // RUN: not lpc-opt %s -lpc-fp8-scaling=amax-compute-algo=mean 2>&1 | FileCheck %s --check-prefix=ERR2
 // RUN: not lpc-opt %s -lpc-fp8-scaling=amax-history-len=0 2>&1 | FileCheck %s --check-prefix=ERR3
@@ -58,6 +59,16 @@
 // OPTS: lpc.amax_history_push {{.*}} {algo = #lpc.amax_algo<most_recent>} : tensor<8xf32>
 // OPTS: lpc.fp8_compute_scale {{.*}} {format = #lpc.precision<fp8_e4m3>, interval = 4 : i64, margin = 2 : i64}
 // OPTS: lpc.scaled_matmul {{.*}}{fast_accum, {{.*}}role = #lpc.role<dgrad>
+
+// reduce-amax (data parallelism): in the train step every amax is the max
+// over the ranks before it enters the history; the forward model, which one
+// rank evaluates alone, has no collective.
+// REDUCE-LABEL: func.func @net()
+// REDUCE-NOT: lpc.all_reduce
+// REDUCE-LABEL: func.func @net_train_step(
+// REDUCE: %[[A:.*]] = lpc.amax %{{.*}} : tensor<32x32xf32>
+// REDUCE-NEXT: %[[R:.*]] = lpc.all_reduce %[[A]] max : tensor<f32> -> tensor<f32>
+// REDUCE-NEXT: lpc.amax_history_push %{{.*}}, %[[R]]
 
 // CURRENT-LABEL: func.func @net_train_step(
 // CURRENT-NOT: fp8_scale

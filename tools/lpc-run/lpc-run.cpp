@@ -735,9 +735,14 @@ int runMain(int argc, char **argv) {
                     optimizer.getValue(), lr.getValue(), totalSteps,
                     autodiffExtra.getValue())
           .str();
+  // Several ranks agree on every FP8 scale: each amax is the max over the
+  // ranks (unless the recipe says otherwise).
+  std::string mpOptions = recipe;
+  if (parallel && !StringRef(recipe).contains("reduce-amax"))
+    mpOptions = "reduce-amax=true " + mpOptions;
   std::string pipeline = autodiff + (parallel ? ",lpc-data-parallel" : "") +
                          ",lpc-mixed-precision{policy=" + mixedPrecision +
-                         " " + recipe + "}";
+                         " " + mpOptions + "}";
   // The CUDA artifact runs fused attention through cuDNN (bf16/f16, no
   // mask, head dims of cuDNN's): the others become the unfused graph first.
   // Not part of the recorded pipeline: it changes how the step computes,
@@ -761,7 +766,7 @@ int runMain(int argc, char **argv) {
                                              llvm::errs())))
       return fail("lpc-data-parallel is not registered");
     if (failed(parsePassPipeline("lpc-mixed-precision{policy=" +
-                                     mixedPrecision + " " + recipe + "}",
+                                     mixedPrecision + " " + mpOptions + "}",
                                  pm, llvm::errs())))
       return fail("--recipe='" + recipe + "'" + origin("recipe") +
                   ": not valid lpc-mixed-precision options (see above; "

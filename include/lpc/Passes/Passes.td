@@ -386,6 +386,13 @@ def LpcFP8Scaling : Pass<"lpc-fp8-scaling", "::mlir::ModuleOp"> {
            /*default=*/"\"max\"", "max | most_recent">,
     ListOption<"fastAccum", "fast-accum", "std::string",
                "GEMM roles that use fast accumulation (default: fprop)">,
+    Option<"reduceAmax", "reduce-amax", "bool", /*default=*/"false",
+           "in train steps (functions with a step state), each amax is "
+           "reduced with max over the ranks of a data-parallel run "
+           "(lpc.all_reduce max) before it enters the history or a scale, "
+           "so that every rank holds the same scales (Transformer Engine's "
+           "amax reduction); other functions (evaluation, which one rank "
+           "runs alone) are left as they are">,
   ];
 }
 

@@ -45,6 +45,11 @@ struct MixedPrecisionOptions
   Option<std::string> amaxComputeAlgo{*this, "amax-compute-algo",
                                       llvm::cl::desc("max | most_recent"),
                                       llvm::cl::init("max")};
+  Option<bool> reduceAmax{
+      *this, "reduce-amax",
+      llvm::cl::desc("each FP8 amax is the max over the ranks of a "
+                     "data-parallel run (lpc.all_reduce max)"),
+      llvm::cl::init(false)};
   ListOption<std::string> overrideLinearPrecision{
       *this, "override-linear-precision",
       llvm::cl::desc("GEMM roles of linear layers kept in bf16")};
