@@ -19,6 +19,8 @@
 
 #include "lpc/Dialect/LpcOps.h"
 
+#include "RuntimeCallModels.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -51,12 +53,7 @@ Value viewOfRank(RewriterBase &b, Location loc, Value v, int64_t rank) {
     llvm::append_range(shape, t.getShape());
     v = memref::ExpandShapeOp::create(b, loc, shape, v, re);
   } else if (r > rank) {
-    if (!t.getLayout().isIdentity()) {
-      auto flat = MemRefType::get(t.getShape(), t.getElementType());
-      Value copy = memref::AllocOp::create(b, loc, flat, b.getI64IntegerAttr(64));
-      memref::CopyOp::create(b, loc, v, copy);
-      v = copy;
-    }
+    v = rowMajor(b, loc, v);
     SmallVector<ReassociationIndices> re;
     ReassociationIndices lead;
     for (int64_t i = 0; i <= r - rank; ++i)
@@ -81,47 +78,9 @@ StringRef typeSuffix(Type t) {
   return "f16";
 }
 
-/// A call to the private C-interface function `name` (declared on first use).
-void callEntry(RewriterBase &b, Operation *op, StringRef name,
-               ValueRange operands) {
-  auto module = op->getParentOfType<ModuleOp>();
-  auto fn = module.lookupSymbol<func::FuncOp>(name);
-  if (!fn) {
-    OpBuilder mb(module.getBodyRegion());
-    fn = func::FuncOp::create(mb, module.getLoc(), name,
-                              mb.getFunctionType(operands.getTypes(), {}));
-    fn.setPrivate();
-    fn->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
-  }
-  func::CallOp::create(b, op->getLoc(), fn, operands);
-}
-
-/// A new row-major buffer for result `r`.
-Value allocFor(RewriterBase &b, Location loc, Value r) {
-  auto t = cast<RankedTensorType>(r.getType());
-  return memref::AllocOp::create(
-      b, loc, MemRefType::get(t.getShape(), t.getElementType()),
-      b.getI64IntegerAttr(64));
-}
-
-/// Reads every tensor operand, writes none, aliases nothing: the results are
-/// new buffers.
+/// Operands read in place; the results are new buffers.
 template <typename OpT>
-struct AttentionModel
-    : BufferizableOpInterface::ExternalModel<AttentionModel<OpT>, OpT> {
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const AnalysisState &) const {
-    return false;
-  }
-  AliasingValueList getAliasingValues(Operation *, OpOperand &,
-                                      const AnalysisState &) const {
-    return {};
-  }
-
+struct AttentionModel : ReadOnlyCallModel<AttentionModel<OpT>, OpT> {
   LogicalResult bufferize(Operation *op, RewriterBase &b,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
@@ -141,7 +100,7 @@ struct AttentionModel
     };
     SmallVector<Value> results;
     auto addResult = [&](Value r, int64_t rank) {
-      Value m = allocFor(b, loc, r);
+      Value m = newRowMajorBuffer(b, loc, cast<RankedTensorType>(r.getType()));
       results.push_back(m);
       args.push_back(viewOfRank(b, loc, m, rank));
     };
@@ -174,7 +133,7 @@ struct AttentionModel
                            .str();
     if (concrete.getMask())
       name += "_mask";
-    callEntry(b, op, name, args);
+    callRuntimeEntry(b, op, name, args);
     replaceOpWithBufferizedValues(b, op, results);
     return success();
   }

@@ -15,6 +15,8 @@
 
 #include "lpc/Dialect/LpcOps.h"
 
+#include "RuntimeCallModels.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -33,13 +35,7 @@ namespace {
 /// not the identity.
 Value flatView(RewriterBase &b, Location loc, Value v) {
   auto t = cast<MemRefType>(v.getType());
-  if (!t.getLayout().isIdentity()) {
-    auto rowMajor = MemRefType::get(t.getShape(), t.getElementType());
-    Value copy =
-        memref::AllocOp::create(b, loc, rowMajor, b.getI64IntegerAttr(64));
-    memref::CopyOp::create(b, loc, v, copy);
-    v = copy;
-  }
+  v = rowMajor(b, loc, v);
   int64_t n = t.getNumElements();
   auto flat = MemRefType::get({n}, t.getElementType());
   SmallVector<int64_t, 1> sizes{n}, strides{1},
@@ -53,37 +49,8 @@ Value flatView(RewriterBase &b, Location loc, Value v) {
   return memref::CastOp::create(b, loc, to, f);
 }
 
-/// A call to the private C-interface function `name` (declared on first use).
-void callEntry(RewriterBase &b, Operation *op, StringRef name,
-               ValueRange operands) {
-  auto module = op->getParentOfType<ModuleOp>();
-  auto fn = module.lookupSymbol<func::FuncOp>(name);
-  if (!fn) {
-    OpBuilder mb(module.getBodyRegion());
-    fn = func::FuncOp::create(mb, module.getLoc(), name,
-                              mb.getFunctionType(operands.getTypes(), {}));
-    fn.setPrivate();
-    fn->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
-  }
-  func::CallOp::create(b, op->getLoc(), fn, operands);
-}
-
-/// Reads its input, writes none, aliases nothing: the result is a new buffer.
-struct AllReduceModel
-    : BufferizableOpInterface::ExternalModel<AllReduceModel, AllReduceOp> {
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const AnalysisState &) const {
-    return false;
-  }
-  AliasingValueList getAliasingValues(Operation *, OpOperand &,
-                                      const AnalysisState &) const {
-    return {};
-  }
-
+/// The input read in place; the result is a new buffer.
+struct AllReduceModel : ReadOnlyCallModel<AllReduceModel, AllReduceOp> {
   LogicalResult bufferize(Operation *op, RewriterBase &b,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
@@ -93,19 +60,17 @@ struct AllReduceModel
     FailureOr<Value> in = getBuffer(b, ar.getInput(), options, state);
     if (failed(in))
       return failure();
-    auto rt = cast<RankedTensorType>(ar.getResult().getType());
-    Value out = memref::AllocOp::create(
-        b, loc, MemRefType::get(rt.getShape(), rt.getElementType()),
-        b.getI64IntegerAttr(64));
+    Value out = newRowMajorBuffer(
+        b, loc, cast<RankedTensorType>(ar.getResult().getType()));
     Value inView = flatView(b, loc, *in);
     if (ar.getKind() == AllReduceKind::any_nonfinite) {
-      callEntry(b, op, "lpc_rt_all_reduce_any_nonfinite_f32", {inView, out});
+      callRuntimeEntry(b, op, "lpc_rt_all_reduce_any_nonfinite_f32", {inView, out});
     } else {
       int64_t kind = ar.getKind() == AllReduceKind::sum    ? 0
                      : ar.getKind() == AllReduceKind::mean ? 1
                                                            : 2;
       Value k = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(kind));
-      callEntry(b, op, "lpc_rt_all_reduce_f32",
+      callRuntimeEntry(b, op, "lpc_rt_all_reduce_f32",
                 {inView, flatView(b, loc, out), k});
     }
     replaceOpWithBufferizedValues(b, op, out);

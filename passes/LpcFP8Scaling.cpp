@@ -246,16 +246,15 @@ LogicalResult LpcFP8ScalingPass::rewrite(func::FuncOp fn) {
               PrecisionAttr::get(ctx, fmt), b.getI64IntegerAttr(margin),
               b.getI64IntegerAttr(1));
         }
-        if (delayed) {
-          // The GEMMs need only the inverse of the scale of earlier steps:
-          // computed at the top, so that nothing of this step's amax,
-          // history and next scale is on the way to them (the GPU back end
-          // defers that work to the end of the step and merges it over
-          // all tensors: lpc-merge-independent-kernels).
+        {
+          // Delayed scaling: the GEMMs need only the inverse of the scale
+          // of earlier steps, computed at the top, so that nothing of this
+          // step's amax, history and next scale is on the way to them (the
+          // GPU back end defers that work to the end of the step and merges
+          // it over all tensors: lpc-merge-independent-kernels).
           OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointAfter(one.getDefiningOp());
-          ts.scaleInv = DivOp::create(b, loc, one, ts.scale);
-        } else {
+          if (delayed)
+            b.setInsertionPointAfter(one.getDefiningOp());
           ts.scaleInv = DivOp::create(b, loc, one, ts.scale);
         }
         // How much of the tensor this step's scale clips or flushes to
