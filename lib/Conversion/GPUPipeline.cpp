@@ -11,12 +11,14 @@
 // which older chips keep; FP8 GEMMs are cuBLASLt FP8 calls there.
 //
 // The loop stage (gpuLoopPassesPipeline, also run on the CPU by lpc-jit
-// --gpu-loop-passes to check it against the reference): reductions are
+// --gpu-loop-passes to check it against the reference): first each FP8
+// cast also writes the transposed copy an FP8 GEMM needs, tile by tile in
+// the same pass over the source (lpc-fuse-cast-transposes); reductions are
 // two-level (lpc-split-reductions: partials in parallel, then a small
 // combine; rows split so that a warp reads a row's neighbouring elements),
-// parallel dimensions go first (lpc-parallel-dims-outer), transposes of
-// the last two dimensions (the FP8 GEMMs' TN copies) move a tile of 16
-// rows of 16 bytes per thread (lpc-tile-transposes), the embedding
+// parallel dimensions go first (lpc-parallel-dims-outer), the other
+// transposes of the last two dimensions move a tile of 16 rows of 16 bytes
+// per thread (lpc-tile-transposes), the embedding
 // gradient's columns run in parallel (lpc-parallel-scatter), accumulators
 // stay in registers (lpc-promote-accumulators), every parallel loop is
 // collapsed to one dimension (lpc-collapse-parallel-loops: full blocks of
@@ -58,7 +60,7 @@ struct GPUCodegenOptions : public PassPipelineOptions<GPUCodegenOptions> {
 
 std::string mlir::lpc::gpuLoopPassesPipeline(llvm::StringRef splitOptions,
                                              llvm::StringRef scatterOptions) {
-  return "func.func(lpc-split-reductions{" + splitOptions.str() +
+  return "func.func(lpc-fuse-cast-transposes,lpc-split-reductions{" + splitOptions.str() +
          "},lpc-parallel-dims-outer,lpc-tile-transposes,"
          "convert-linalg-to-parallel-loops,"
          "lpc-parallel-scatter{" + scatterOptions.str() + "},"

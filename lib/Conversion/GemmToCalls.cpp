@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
+#include "KernelBuffers.h"
 #include "lpc/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -689,6 +690,10 @@ struct LpcGemmToCallsPass
         fn->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
       }
       auto call = func::CallOp::create(b, loc, fn, operands);
+      // The call writes C and only reads its other buffers: the loop
+      // stage's passes may move kernels that only read A or B past it
+      // (lib/Conversion/KernelBuffers.h).
+      call->setAttr(lpc::kWrittenOperandsAttr, b.getDenseI64ArrayAttr({2}));
       if (deq)
         freeOwnScales(deq, call);
       if (g->hasAttr("lpc_fast_accum"))

@@ -116,7 +116,8 @@ static bool mayAlias(Value x, Value y, bool distinctArgs) {
 mlir::lpc::Footprint mlir::lpc::footprintOf(Operation *op) {
   llvm::SetVector<Value> reads, writes;
   op->walk([&](Operation *inner) {
-    for (Value v : inner->getOperands()) {
+    auto written = inner->getAttrOfType<DenseI64ArrayAttr>(kWrittenOperandsAttr);
+    for (auto [i, v] : llvm::enumerate(inner->getOperands())) {
       if (!isa<BaseMemRefType>(v.getType()))
         continue;
       Value root = bufferRootOf(v);
@@ -130,6 +131,12 @@ mlir::lpc::Footprint mlir::lpc::footprintOf(Operation *op) {
       if (isa<ViewLikeOpInterface, memref::CastOp>(inner) &&
           isMemoryEffectFree(inner))
         continue; // a view: what is done with it counts
+      if (written && isa<func::CallOp>(inner)) {
+        reads.insert(root);
+        if (llvm::is_contained(written.asArrayRef(), int64_t(i)))
+          writes.insert(root);
+        continue;
+      }
       auto iface = dyn_cast<MemoryEffectOpInterface>(inner);
       SmallVector<MemoryEffects::EffectInstance> effects;
       if (iface)

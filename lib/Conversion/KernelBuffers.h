@@ -14,6 +14,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <optional>
 
@@ -49,8 +50,13 @@ bool buffersMayConflict(ArrayRef<Value> a, ArrayRef<Value> b);
 void copyElements(OpBuilder &b, memref::CopyOp copy,
                   function_ref<Value(int64_t)> index);
 
+/// On a call lpc emits (a runtime GEMM, say): the positions of the operands
+/// it writes (a DenseI64ArrayAttr); it only reads its other memrefs.
+inline constexpr llvm::StringLiteral kWrittenOperandsAttr = "lpc_writes";
+
 /// What an op reads and writes, by root (see bufferRootOf). Memory an op
-/// uses in a way lpc cannot classify counts as read and written.
+/// uses in a way lpc cannot classify (a call without kWrittenOperandsAttr)
+/// counts as read and written.
 struct Footprint {
   SmallVector<Value> reads, writes;
 };

@@ -29,6 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoopStageUtils.h"
 #include "lpc/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -49,11 +50,7 @@ namespace lpc {
 
 using namespace mlir;
 
-namespace {
-
-/// The neutral element of `combiner` (MLIR's), or null if the order in which
-/// it combines may matter.
-TypedAttr neutral(Operation *combiner) {
+TypedAttr mlir::lpc::reorderableNeutral(Operation *combiner) {
   if (auto add = dyn_cast<arith::AddFOp>(combiner);
       add && !arith::bitEnumContainsAll(add.getFastmath(),
                                         arith::FastMathFlags::reassoc))
@@ -65,6 +62,8 @@ TypedAttr neutral(Operation *combiner) {
     return {};
   return arith::getNeutralElement(combiner).value_or(TypedAttr());
 }
+
+namespace {
 
 struct LpcSplitReductionsPass
     : ::mlir::lpc::impl::LpcSplitReductionsBase<LpcSplitReductionsPass> {
@@ -120,7 +119,7 @@ struct LpcSplitReductionsPass
           *acc.getUsers().begin() != combiner ||
           combiner->getNumOperands() != 2 || !yielded.hasOneUse())
         return false;
-      TypedAttr nt = neutral(combiner);
+      TypedAttr nt = lpc::reorderableNeutral(combiner);
       if (!nt)
         return false;
       combiners.push_back(combiner);

@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoopStageUtils.h"
 #include "lpc/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -53,9 +54,9 @@ int64_t elementBytes(MemRefType t) {
   return e.getIntOrFloatBitWidth() / 8;
 }
 
-/// The tile size for `op` (T: a T x T tile per iteration), or 0 to leave
-/// it alone.
-int64_t tileFor(linalg::TransposeOp op, int64_t bytes) {
+} // namespace
+
+int64_t mlir::lpc::transposeTile(linalg::TransposeOp op, int64_t bytes) {
   if (!op.hasPureBufferSemantics())
     return 0;
   Value in = op.getInput(), out = op.getInit();
@@ -87,6 +88,8 @@ int64_t tileFor(linalg::TransposeOp op, int64_t bytes) {
     return 0;
   return t;
 }
+
+namespace {
 
 /// Replaces `op` with the tiled loop (see the file comment).
 void tile(linalg::TransposeOp op, int64_t t) {
@@ -158,7 +161,7 @@ struct LpcTileTransposesPass
     }
     SmallVector<std::pair<linalg::TransposeOp, int64_t>> ops;
     getOperation()->walk([&](linalg::TransposeOp op) {
-      if (int64_t t = tileFor(op, bytes))
+      if (int64_t t = lpc::transposeTile(op, bytes))
         ops.push_back({op, t});
     });
     for (auto [op, t] : ops)

@@ -5,7 +5,7 @@
 // straight into the result, with no kernel for the bias left.
 // CHECK-LABEL: func.func @f32
 // CHECK: %[[B:.*]] = memref.cast %arg1 : memref<32xf32> to memref<?xf32>
-// CHECK: call @lpc_rt_gemm_f32_bias(%{{.*}}, %{{.*}}, %{{.*}}, %[[B]], %c0_i64, %c0_i64{{.*}}, %c0_i64{{.*}}) : (memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?xf32>, i64, i64, i64) -> ()
+// CHECK: call @lpc_rt_gemm_f32_bias(%{{.*}}, %{{.*}}, %{{.*}}, %[[B]], %c0_i64, %c0_i64{{.*}}, %c0_i64{{.*}}) {lpc_writes = array<i64: 2>} : (memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?xf32>, i64, i64, i64) -> ()
 // CHECK-NOT: linalg.generic
 // CHECK: return
 func.func @f32(%x: tensor<16x64xf32>, %b: tensor<32xf32>, %w: tensor<64x32xf32>) -> tensor<16x32xf32> {

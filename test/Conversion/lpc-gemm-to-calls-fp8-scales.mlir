@@ -22,7 +22,7 @@
 // CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[SB]] : memref<f32>)
 // CHECK: %[[OUT:.*]] = memref.expand_shape %arg3
 // CHECK: %[[OUT3:.*]] = memref.cast %[[OUT]]
-// CHECK-NEXT: call @lpc_rt_gemm_f8e4m3_f8e4m3_scaled_bf16(%{{.*}}, %{{.*}}, %[[OUT3]], %arg2, %[[OWN]], %c0_i64, %c1_i64, %c0_i64{{.*}}) : (memref<?x?x?xf8E4M3FN>, memref<?x?x?xf8E4M3FN>, memref<?x?x?xbf16>, memref<f32>, memref<f32>, i64, i64, i64) -> ()
+// CHECK-NEXT: call @lpc_rt_gemm_f8e4m3_f8e4m3_scaled_bf16(%{{.*}}, %{{.*}}, %[[OUT3]], %arg2, %[[OWN]], %c0_i64, %c1_i64, %c0_i64{{.*}}) {lpc_writes = array<i64: 2>} : (memref<?x?x?xf8E4M3FN>, memref<?x?x?xf8E4M3FN>, memref<?x?x?xbf16>, memref<f32>, memref<f32>, i64, i64, i64) -> ()
 // CHECK-NEXT: memref.dealloc %[[OWN]] : memref<f32>
 // CHECK-NOT: linalg.generic
 // CHECK: return

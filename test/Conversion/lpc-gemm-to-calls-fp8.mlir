@@ -13,14 +13,14 @@
 // CHECK-LABEL: func.func @fp8
 // CHECK: %[[BT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<32x16xf8E4M3FN>
 // CHECK: linalg.transpose ins(%{{.*}} : memref<16x32xf8E4M3FN>) outs(%[[BT]] : memref<32x16xf8E4M3FN>) permutation = [1, 0]
-// CHECK: call @lpc_rt_gemm_f8e4m3_f8e4m3_scaled(%{{.*}}, %{{.*}}, %{{.*}}, %[[S:.*]], %[[S]], %c0_i64, %c1_i64, %c0_i64{{.*}}) {lpc_fast_accum} : (memref<?x?x?xf8E4M3FN>, memref<?x?x?xf8E4M3FN>, memref<?x?x?xf32>, memref<f32>, memref<f32>, i64, i64, i64) -> ()
+// CHECK: call @lpc_rt_gemm_f8e4m3_f8e4m3_scaled(%{{.*}}, %{{.*}}, %{{.*}}, %[[S:.*]], %[[S]], %c0_i64, %c1_i64, %c0_i64{{.*}}) {lpc_fast_accum, lpc_writes = array<i64: 2>} : (memref<?x?x?xf8E4M3FN>, memref<?x?x?xf8E4M3FN>, memref<?x?x?xf32>, memref<f32>, memref<f32>, i64, i64, i64) -> ()
 // CHECK-NEXT: memref.dealloc %[[BT]]
 // The dequantization is the call's now: what is left copies C.
 // CHECK: linalg.generic
 // CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: linalg.yield %[[IN]] : f32
 // CHECK-NOT: linalg.transpose
-// CHECK: call @lpc_rt_gemm_f8e5m2_f8e4m3_scaled(%{{.*}}, %{{.*}}, %{{.*}}, %[[S]], %[[S]], %c0_i64{{.*}}, %c1_i64{{.*}}, %c0_i64{{.*}}) :
+// CHECK: call @lpc_rt_gemm_f8e5m2_f8e4m3_scaled(%{{.*}}, %{{.*}}, %{{.*}}, %[[S]], %[[S]], %c0_i64{{.*}}, %c1_i64{{.*}}, %c0_i64{{.*}}) {lpc_writes = array<i64: 2>} :
 // CHECK: call @lpc_rt_gemm_bf16(
 // CHECK-NOT: lpc_rt_gemm_f8
 // Without fp8-gemm the operands are widened: bf16 calls only.

@@ -22,14 +22,14 @@
 // CHECK-DAG: func.func private @lpc_rt_gemm_bf16(memref<?x?x?xbf16>, memref<?x?x?xbf16>, memref<?x?x?xf32>, i64, i64, i64) attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @gemms
 // CHECK: memref.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [1, 4, 8] : memref<4x8xf32> into memref<1x4x8xf32>
-// CHECK: call @lpc_rt_gemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i64, %c0_i64{{.*}}, %c0_i64{{.*}}) : (memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>, i64, i64, i64) -> ()
+// CHECK: call @lpc_rt_gemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i64, %c0_i64{{.*}}, %c0_i64{{.*}}) {lpc_writes = array<i64: 2>} : (memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>, i64, i64, i64) -> ()
 // CHECK: %[[CB:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x16xbf16>
-// CHECK: call @lpc_rt_gemm_bf16_bf16({{.*}}) : (memref<?x?x?xbf16>, memref<?x?x?xbf16>, memref<?x?x?xbf16>, i64, i64, i64) -> ()
+// CHECK: call @lpc_rt_gemm_bf16_bf16({{.*}}) {lpc_writes = array<i64: 2>} : (memref<?x?x?xbf16>, memref<?x?x?xbf16>, memref<?x?x?xbf16>, i64, i64, i64) -> ()
 // CHECK: linalg.generic {{.*}} ins(%[[CB]] : memref<4x16xbf16>)
 // CHECK-NEXT: ^bb0(%[[IN:.*]]: bf16, %{{.*}}: bf16):
 // CHECK-NEXT: linalg.yield %[[IN]] : bf16
 // CHECK: call @lpc_rt_gemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c1_i64, %c0_i64{{.*}}, %c1_i64{{.*}})
-// CHECK: call @lpc_rt_gemm_bf16({{.*}}) : (memref<?x?x?xbf16>, memref<?x?x?xbf16>, memref<?x?x?xf32>, i64, i64, i64) -> ()
+// CHECK: call @lpc_rt_gemm_bf16({{.*}}) {lpc_writes = array<i64: 2>} : (memref<?x?x?xbf16>, memref<?x?x?xbf16>, memref<?x?x?xf32>, i64, i64, i64) -> ()
 // CHECK-NOT: lpc_gemm
 func.func @gemms(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x8xbf16>, %d: tensor<8x16xbf16>,
                  %e: tensor<2x8x4xf32>, %f: tensor<4x8xf8E4M3FN>, %g: tensor<8x16xf8E4M3FN>, %s: tensor<f32>) -> (tensor<4x16xf32>, tensor<4x16xbf16>, tensor<2x4x16xf32>, tensor<4x16xf32>) {

@@ -394,6 +394,58 @@ def LpcWidenParallelLoops : Pass<"lpc-widen-parallel-loops"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def LpcFuseCastTransposes : Pass<"lpc-fuse-cast-transposes"> {
+  let summary = "Makes the cast that writes an FP8 tensor also write the "
+                "transposed copy an FP8 GEMM needs, tile by tile (one pass "
+                "over the source instead of a cast and a transpose)";
+  let description = [{
+    For a `linalg.transpose` that `lpc-tile-transposes` would tile (the last
+    two dimensions swapped, static identity layouts, those dimensions
+    multiples of T = `bytes` / the element size) into a fresh allocation,
+    whose input (or the buffer it is a `memref.collapse_shape` view of: a
+    [B, S, D] activation as a GEMM's [B * S, D] operand) was last written in
+    the same block by a bufferized `linalg.generic` (the FP8 cast) that
+    - has only reduction loops (outputs: the tensor and any other
+      identity-indexed output written once per iteration, and 0-d
+      accumulators whose combiner's order does not matter: max/min,
+      integer add/or/and/xor, an addf with reassoc) or only parallel loops
+      (outputs all written once),
+    - uses no `linalg.index` and no op with memory effects in its body,
+      and reads buffers it does not write through projected permutations,
+    and when nothing between the two ops touches the transposed copy's
+    buffer (a call marked `lpc_writes`, as lpc-gemm-to-calls marks its
+    GEMMs, touches only what it lists and reads the rest): the cast (its
+    loops first collapsed like the view, if it is one) becomes an
+    `scf.parallel` over (leading dimensions..., row tiles, column tiles),
+    the column tiles innermost. Each iteration runs an `scf.for` over the
+    tile's rows in groups of R = 4 bytes / the element size (4 for FP8):
+    each step loads its R x T source elements row by row, runs the cast's
+    body on each (in row-major order, the accumulators carried along from
+    their neutral elements), stores each written-once output row by row
+    and the transposed copy's T pieces of R consecutive elements; then the
+    iteration stores one partial per accumulator. (A whole tile unrolled,
+    T x T bodies, made LLVM's NVPTX pipeline take minutes per kernel.) A
+    `linalg.generic` reducing the partials ([leading..., row tiles, column
+    tiles]) into the original accumulators follows (for
+    `lpc-split-reductions` to split), then the partials' deallocation; the
+    transpose is erased and its buffer's allocation moved above the cast.
+
+    Results equal the unfused lowering's bit for bit: the per-element
+    computation is the body's, and the reductions may be reordered. A
+    transpose whose input some other op writes last, or whose sizes do not
+    tile, is left for `lpc-tile-transposes`.
+  }];
+  let options = [
+    Option<"bytes", "bytes", "int64_t", "16",
+           "bytes per tile row of the transposed tensor (T = bytes / its "
+           "element size; a power of two, at least 2)">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 def LpcTileTransposes : Pass<"lpc-tile-transposes"> {
   let summary = "Turns bufferized transposes of the last two dimensions into "
                 "an scf.parallel over tiles that loads and stores rows of "
