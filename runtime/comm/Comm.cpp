@@ -116,6 +116,18 @@ void commAllReduceSum(double *values, size_t count) {
 #endif
 }
 
+uint64_t commBroadcastFromRoot(uint64_t value) {
+#ifdef LPC_HAVE_MPI
+  if (worldSize > 1) {
+    static_assert(sizeof(unsigned long long) == sizeof(uint64_t));
+    unsigned long long v = value;
+    MPI_Bcast(&v, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    return v;
+  }
+#endif
+  return value;
+}
+
 bool commAny(bool value) {
 #ifdef LPC_HAVE_MPI
   if (worldSize > 1) {

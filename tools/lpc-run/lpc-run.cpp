@@ -53,6 +53,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLParser.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <chrono>
 #include <cmath>
@@ -346,8 +347,30 @@ rt::TrainOptions runOptions() {
   return o;
 }
 
+/// What must agree across the ranks of a data-parallel run: the built step
+/// (model, precision, optimizer, lr, step count: all in the module, printed
+/// without locations, so that copies of one file at other paths agree) and
+/// the settings that choose the batches and the start. Paths (data
+/// directory, outputs) may differ between machines; the data kind may not.
+uint64_t stepHash(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, OpPrintingFlags().enableDebugInfo(false));
+  os << "\n"
+     << llvm::formatv("{0}|{1}|{2}|{3:e17}|{4}|{5}|{6}|{7}|{8}|{9}|{10}|{11}|{12}",
+                      StringRef(data).split(':').first,
+                      StringRef(evalData).split(':').first, steps.getValue(),
+                      epochs.getValue(), evalEvery.getValue(),
+                      evalBatches.getValue(), seed.getValue(),
+                      synthExamples.getValue(), !resume.empty(),
+                      !initWeights.empty(), device.getValue(),
+                      gpuArch.getValue(), tf32.getValue());
+  return llvm::xxh3_64bits(StringRef(text));
+}
+
 int fail(const llvm::Twine &msg) {
-  llvm::errs() << "lpc-run: error: " << msg << "\n";
+  // One write per line: under mpirun the ranks' stderr lines interleave.
+  llvm::errs() << ("lpc-run: error: " + msg + "\n").str();
   return 1;
 }
 
@@ -774,6 +797,27 @@ int runMain(int argc, char **argv) {
     if (failed(pm.run(*module)))
       return fail("building the train step failed (pipeline: " + pipeline +
                   ")");
+  }
+  // Every rank must train the same step on the same stream of batches, or
+  // the averaged gradients mean nothing (and a rank whose step has other
+  // collectives would hang the others): compare a hash of what each built.
+  if (ranks > 1) {
+    uint64_t own = stepHash(*module);
+    uint64_t root = rt::commBroadcastFromRoot(own);
+    bool differs = own != root;
+    if (differs)
+      fail(llvm::formatv(
+          "rank {0}: its train step or settings differ from rank 0's (hash "
+          "{1:x-} against {2:x-}): every rank must run the same model file "
+          "with the same options (precision, recipe, optimizer, lr, steps, "
+          "seed, data kind, device)",
+          rank, own, root));
+    if (rt::commAny(differs)) {
+      if (rank == 0)
+        fail("the ranks built different train steps (see above); stopping "
+             "before training");
+      return 1;
+    }
   }
   std::unique_ptr<rt::StepFunction> stepFn, evalFn;
   std::string names[] = {model + "_train_step", model + "_eval"};

@@ -53,6 +53,8 @@ void commBarrier();
 /// `value` is true. With one rank: unchanged.
 void commAllReduceSum(double *values, size_t count);
 bool commAny(bool value);
+/// Rank 0's `value`, on every rank (with one rank: `value`).
+uint64_t commBroadcastFromRoot(uint64_t value);
 
 /// The reduction kinds of lpc.all_reduce, as the entry points take them.
 enum class ReduceKind : int64_t { Sum = 0, Mean = 1, Max = 2 };
