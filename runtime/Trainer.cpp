@@ -472,9 +472,10 @@ Error Trainer::Impl::resume(int64_t &startStep) {
                             : sampler->restore(meta("data_position"));
   if (e)
     return Error::make(path + ": " + e.message());
-  std::fprintf(stderr, "lpc-run: resumed from %s at step %lld\n", path.c_str(),
-               (long long)startStep);
-  if (file->verifiedTensors == 0)
+  if (opt.rank == 0) // every rank resumes; rank 0 reports
+    std::fprintf(stderr, "lpc-run: resumed from %s at step %lld\n",
+                 path.c_str(), (long long)startStep);
+  if (file->verifiedTensors == 0 && opt.rank == 0)
     std::fprintf(stderr, "lpc-run: note: %s records no checksums (an older "
                          "lpc wrote it); its tensors were not verified\n",
                  path.c_str());
