@@ -160,6 +160,14 @@ LogicalResult LpcFP8ScalingPass::rewrite(func::FuncOp fn) {
   SmallVector<std::pair<Value, DictionaryAttr>> newResults;
   SmallVector<std::tuple<Value, StringRef, std::string>> metrics; // fp8 stats
   unsigned anonymous = 0;
+  // Delayed scaling under reduce-amax: each tensor's local amax and the
+  // history update that is to read the global one.
+  struct PendingAmax {
+    Value local;
+    AmaxHistoryPushOp push;
+    FP8ComputeScaleOp next;
+  };
+  SmallVector<PendingAmax> batchedAmax;
 
   auto stateAttrs = [&](StringRef state, StringRef name, bool init) {
     SmallVector<NamedAttribute> attrs{
@@ -212,8 +220,10 @@ LogicalResult LpcFP8ScalingPass::rewrite(func::FuncOp fn) {
         // Data parallelism: every rank takes the global amax, so that the
         // scales (and the FP8 copies of the weights) agree on all ranks.
         // Train steps only (they have a step): evaluation runs on one rank,
-        // where a collective would wait for the others forever.
-        if (reduceAmax && step)
+        // where a collective would wait for the others forever. With delayed
+        // scaling nothing but the history reads it in this step: all of them
+        // go in one collective at the end (batchedAmax below).
+        if (reduceAmax && step && !delayed)
           amax = AllReduceOp::create(
                      b, loc, amax.getType(), amax,
                      AllReduceKindAttr::get(ctx, AllReduceKind::max),
@@ -231,10 +241,12 @@ LogicalResult LpcFP8ScalingPass::rewrite(func::FuncOp fn) {
             return fn.emitError("lpc-fp8-scaling: cannot add state");
           auto push = AmaxHistoryPushOp::create(
               b, loc, *histArg, amax, AmaxComputeAlgoAttr::get(ctx, algo));
-          Value next = FP8ComputeScaleOp::create(
+          auto next = FP8ComputeScaleOp::create(
               b, loc, f32Scalar, push.getScaleAmax(), *scaleArg, step,
               PrecisionAttr::get(ctx, fmt), b.getI64IntegerAttr(margin),
               b.getI64IntegerAttr(interval));
+          if (reduceAmax && step)
+            batchedAmax.push_back({amax, push, next});
           newResults.push_back({next, stateAttrs("fp8_scale", name, false)});
           newResults.push_back(
               {push.getNewHistory(),
@@ -298,6 +310,37 @@ LogicalResult LpcFP8ScalingPass::rewrite(func::FuncOp fn) {
       result = CastOp::create(b, gemm.getLoc(), gemm.getType(), result);
     gemm.replaceAllUsesWith(result);
     gemm.erase();
+  }
+  // The batched amax reduction: every tensor's amax in one vector, one
+  // collective (a latency per step instead of one per tensor), and each
+  // history update moved after it. Nothing else reads them in this step.
+  if (!batchedAmax.empty()) {
+    Operation *ret = fn.getBody().front().getTerminator();
+    b.setInsertionPoint(ret);
+    Location loc = batchedAmax.front().push.getLoc();
+    int64_t n = batchedAmax.size();
+    auto one = RankedTensorType::get({1}, b.getF32Type());
+    SmallVector<Value> pieces;
+    for (PendingAmax &p : batchedAmax)
+      pieces.push_back(ReshapeOp::create(b, loc, one, p.local));
+    Value all = n == 1 ? pieces.front()
+                       : ConcatOp::create(b, loc, pieces, b.getI64IntegerAttr(0))
+                             .getResult();
+    Value reduced =
+        AllReduceOp::create(b, loc, all.getType(), all,
+                            AllReduceKindAttr::get(ctx, AllReduceKind::max),
+                            PrecisionAttr::get(ctx, Precision::fp32))
+            .getResult();
+    for (auto [i, p] : llvm::enumerate(batchedAmax)) {
+      int64_t at = int64_t(i);
+      Value piece = n == 1 ? reduced
+                           : SliceOp::create(b, loc, reduced, {at}, {at + 1}, {1})
+                                 .getResult();
+      Value global = ReshapeOp::create(b, loc, f32Scalar, piece);
+      p.push->moveBefore(ret);
+      p.next->moveBefore(ret);
+      p.push.getAmaxMutable().assign(global);
+    }
   }
   for (auto &[value, attrs] : newResults)
     if (failed(addStateResult(fn, value, attrs)))

@@ -61,14 +61,24 @@
 // OPTS: lpc.scaled_matmul {{.*}}{fast_accum, {{.*}}role = #lpc.role<dgrad>
 
 // reduce-amax (data parallelism): in the train step every amax is the max
-// over the ranks before it enters the history; the forward model, which one
-// rank evaluates alone, has no collective.
+// over the ranks before it enters the history, all of them in one
+// collective at the end of the step (delayed scaling: nothing else reads
+// them), each history update after it; the forward model, which one rank
+// evaluates alone, has no collective.
 // REDUCE-LABEL: func.func @net()
 // REDUCE-NOT: lpc.all_reduce
 // REDUCE-LABEL: func.func @net_train_step(
 // REDUCE: %[[A:.*]] = lpc.amax %{{.*}} : tensor<32x32xf32>
-// REDUCE-NEXT: %[[R:.*]] = lpc.all_reduce %[[A]] max : tensor<f32> -> tensor<f32>
-// REDUCE-NEXT: lpc.amax_history_push %{{.*}}, %[[R]]
+// REDUCE-NOT: lpc.amax_history_push
+// REDUCE: %[[A1:.*]] = lpc.reshape %[[A]] : tensor<f32> -> tensor<1xf32>
+// REDUCE: %[[V:.*]] = lpc.concat %[[A1]], {{.*}} axis = 0 : {{.*}} -> tensor<6xf32>
+// REDUCE-NEXT: %[[R:.*]] = lpc.all_reduce %[[V]] max : tensor<6xf32> -> tensor<6xf32>
+// REDUCE-NOT: lpc.all_reduce
+// REDUCE-NEXT: %[[S:.*]] = lpc.slice %[[R]] start = [0] limit = [1] step = [1]
+// REDUCE-NEXT: %[[G:.*]] = lpc.reshape %[[S]] : tensor<1xf32> -> tensor<f32>
+// REDUCE-NEXT: lpc.amax_history_push %{{.*}}, %[[G]]
+// REDUCE-COUNT-5: lpc.amax_history_push
+// REDUCE-NOT: lpc.all_reduce
 
 // CURRENT-LABEL: func.func @net_train_step(
 // CURRENT-NOT: fp8_scale

@@ -391,7 +391,9 @@ def LpcFP8Scaling : Pass<"lpc-fp8-scaling", "::mlir::ModuleOp"> {
            "reduced with max over the ranks of a data-parallel run "
            "(lpc.all_reduce max) before it enters the history or a scale, "
            "so that every rank holds the same scales (Transformer Engine's "
-           "amax reduction); other functions (evaluation, which one rank "
+           "amax reduction): with delayed scaling all of a step's amaxes in "
+           "one collective at the end of the step (nothing else reads them "
+           "there), with current scaling one per tensor; other functions (evaluation, which one rank "
            "runs alone) are left as they are">,
   ];
 }
