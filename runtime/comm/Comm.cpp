@@ -6,12 +6,18 @@
 
 #include "lpc/Runtime/Comm.h"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #ifdef LPC_HAVE_MPI
 // The C API only (no deprecated C++ bindings).
@@ -26,7 +32,60 @@ namespace rt {
 namespace {
 bool initialized = false; // by commInit (so also finalized by us)
 int worldRank = 0, worldSize = 1;
+
+// The collective watchdog (commSetTimeout): when this rank entered the
+// collective it is in (steady-clock milliseconds; 0: in none), and how long
+// it may wait there.
+std::atomic<int64_t> waitingSinceMs{0};
+std::atomic<int64_t> timeoutMs{0};
+std::atomic<bool> watchdogStarted{false};
+
+int64_t nowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+/// A thread that ends this process when a collective has waited past the
+/// timeout: a rank that hangs while alive (stopped, deadlocked, swapping)
+/// would otherwise hold the others in MPI forever. MPI_Abort may not be
+/// called from this thread (MPI_THREAD_FUNNELED), so it exits non-zero
+/// instead, which makes mpirun end the job.
+void watch() {
+  for (;;) {
+    int64_t limit = timeoutMs.load();
+    std::this_thread::sleep_for(std::chrono::milliseconds(
+        limit > 0 ? std::min<int64_t>(1000, std::max<int64_t>(limit / 4, 10))
+                  : 1000));
+    int64_t since = waitingSinceMs.load();
+    limit = timeoutMs.load();
+    if (since == 0 || limit <= 0 || nowMs() - since <= limit)
+      continue;
+    std::fprintf(stderr,
+                 "lpc-run: error: rank %d: a collective has waited %.1f s for "
+                 "the other ranks (--comm-timeout=%.0f): one of them is hung "
+                 "or stopped; ending the run\n",
+                 worldRank, double(nowMs() - since) / 1000.0,
+                 double(limit) / 1000.0);
+    std::fflush(stderr);
+    std::fflush(stdout);
+    _exit(3);
+  }
+}
 } // namespace
+
+/// Marks the scope of one blocking collective for the watchdog (also used
+/// by the JIT's entry points below, outside this namespace).
+struct CollectiveScope {
+  CollectiveScope() { waitingSinceMs.store(nowMs()); }
+  ~CollectiveScope() { waitingSinceMs.store(0); }
+};
+
+void commSetTimeout(double seconds) {
+  timeoutMs.store(seconds > 0 ? int64_t(seconds * 1000.0) : 0);
+  if (seconds > 0 && worldSize > 1 && !watchdogStarted.exchange(true))
+    std::thread(watch).detach();
+}
 
 bool commBuiltWithMpi() {
 #ifdef LPC_HAVE_MPI
@@ -100,16 +159,20 @@ int commSize() { return worldSize; }
 
 void commBarrier() {
 #ifdef LPC_HAVE_MPI
-  if (worldSize > 1)
+  if (worldSize > 1) {
+    CollectiveScope watched;
     MPI_Barrier(MPI_COMM_WORLD);
+  }
 #endif
 }
 
 void commAllReduceSum(double *values, size_t count) {
 #ifdef LPC_HAVE_MPI
-  if (worldSize > 1)
+  if (worldSize > 1) {
+    CollectiveScope watched;
     MPI_Allreduce(MPI_IN_PLACE, values, int(count), MPI_DOUBLE, MPI_SUM,
                   MPI_COMM_WORLD);
+  }
 #else
   (void)values;
   (void)count;
@@ -121,6 +184,7 @@ uint64_t commBroadcastFromRoot(uint64_t value) {
   if (worldSize > 1) {
     static_assert(sizeof(unsigned long long) == sizeof(uint64_t));
     unsigned long long v = value;
+    CollectiveScope watched;
     MPI_Bcast(&v, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
     return v;
   }
@@ -132,6 +196,7 @@ bool commAny(bool value) {
 #ifdef LPC_HAVE_MPI
   if (worldSize > 1) {
     int v = value ? 1 : 0, r = 0;
+    CollectiveScope watched;
     MPI_Allreduce(&v, &r, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     return r != 0;
   }
@@ -187,6 +252,7 @@ extern "C" void _mlir_ciface_lpc_rt_all_reduce_f32(lpc::rt::CommMemRef1F32 *in,
   // MPI's count is an int: reduce in pieces of at most 2^30 elements.
   const int64_t piece = int64_t(1) << 30;
   MPI_Op op = kind == int64_t(lpc::rt::ReduceKind::Max) ? MPI_MAX : MPI_SUM;
+  lpc::rt::CollectiveScope watched;
   for (int64_t at = 0; at < n; at += piece) {
     int c = int(n - at < piece ? n - at : piece);
     MPI_Allreduce(x == y ? MPI_IN_PLACE : x + at, y + at, c, MPI_FLOAT, op,

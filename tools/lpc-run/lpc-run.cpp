@@ -197,6 +197,13 @@ static cl::opt<bool> dataParallel(
              "run (lpc-data-parallel). On by itself under mpirun with more "
              "than one rank; with one rank the step computes the same"),
     cl::init(false), cl::cat(cat));
+static cl::opt<double> commTimeout(
+    "comm-timeout",
+    cl::desc("with several ranks: end the run when a collective waits longer "
+             "than this many seconds for the other ranks (a rank hung while "
+             "alive); longer than the slowest evaluation or checkpoint, which "
+             "rank 0 does while the others wait; 0: wait forever"),
+    cl::init(600), cl::cat(cat));
 static cl::opt<int64_t> synthExamples("synthetic-examples",
                                       cl::desc("examples of synthetic data"),
                                       cl::init(8192), cl::cat(cat));
@@ -582,6 +589,9 @@ int runMain(int argc, char **argv) {
   // Data parallelism: every rank of an MPI run computes the same step on
   // its part of each global batch; the gradients are averaged.
   const int ranks = rt::commSize(), rank = rt::commRank();
+  if (!(commTimeout >= 0))
+    return fail(llvm::formatv("--comm-timeout={0:f1}", commTimeout.getValue()) +
+                origin("comm-timeout") + ": must be 0 (no limit) or more");
   if (ranks > 1 && dataParallel.getNumOccurrences() && !dataParallel)
     return fail(llvm::formatv("--data-parallel=false{0}, but mpirun started "
                               "{1} ranks: they would train {1} different "
@@ -802,6 +812,7 @@ int runMain(int argc, char **argv) {
   // the averaged gradients mean nothing (and a rank whose step has other
   // collectives would hang the others): compare a hash of what each built.
   if (ranks > 1) {
+    rt::commSetTimeout(commTimeout);
     uint64_t own = stepHash(*module);
     uint64_t root = rt::commBroadcastFromRoot(own);
     bool differs = own != root;

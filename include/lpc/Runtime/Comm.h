@@ -53,6 +53,11 @@ void commBarrier();
 /// `value` is true. With one rank: unchanged.
 void commAllReduceSum(double *values, size_t count);
 bool commAny(bool value);
+/// Ends this rank (stderr names it, exit code 3) when one collective waits
+/// longer than `seconds` for the others, so that a rank that hangs while
+/// alive does not hold the rest in MPI forever; mpirun then ends the job.
+/// 0 turns the watchdog off. Nothing with one rank.
+void commSetTimeout(double seconds);
 /// Rank 0's `value`, on every rank (with one rank: `value`).
 uint64_t commBroadcastFromRoot(uint64_t value);
 
