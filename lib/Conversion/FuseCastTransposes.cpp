@@ -114,7 +114,6 @@ bool matchCast(linalg::GenericOp g, Value x, Candidate &c) {
       return false;
     inRoots.push_back(lpc::bufferRootOf(in->get()));
   }
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
   bool found = false;
   for (OpOperand &out : g.getDpsInitsMutable()) {
     auto mt = dyn_cast<MemRefType>(out.get().getType());
@@ -131,18 +130,10 @@ bool matchCast(linalg::GenericOp g, Value x, Candidate &c) {
       }
       continue;
     }
-    // An accumulator: 0-d, read once by a reorderable combiner whose result
-    // is what the body yields for it.
-    BlockArgument acc = g.getMatchingBlockArgument(&out);
-    Value yielded = yield.getOperand(k);
-    Operation *combiner = yielded.getDefiningOp();
-    if (!allReduction || mt.getRank() != 0 || !combiner ||
-        combiner->getBlock() != &body || !acc.hasOneUse() ||
-        *acc.getUsers().begin() != combiner ||
-        combiner->getNumOperands() != 2 || !yielded.hasOneUse())
-      return false;
-    TypedAttr nt = lpc::reorderableNeutral(combiner);
-    if (!nt)
+    // An accumulator: 0-d, combined in an order that does not matter.
+    TypedAttr nt;
+    Operation *combiner = lpc::accumulatorCombiner(g, out, nt);
+    if (!allReduction || mt.getRank() != 0 || !combiner)
       return false;
     c.combiners.push_back(combiner);
     c.neutrals.push_back(nt);
@@ -380,21 +371,7 @@ void fuse(Candidate &c) {
   // The partials into the original accumulators (their initial values
   // combined in once), one full reduction for them all.
   if (!partials.empty()) {
-    SmallVector<AffineMap> maps(partials.size(), id);
-    maps.append(partials.size(), AffineMap::get(rank, 0, {}, ctx));
-    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::reduction);
-    linalg::GenericOp::create(
-        outer, loc, TypeRange{}, partials, accOuts, maps, iters,
-        [&](OpBuilder &fb, Location l, ValueRange args) {
-          SmallVector<Value> yielded;
-          unsigned n = accCombiners.size();
-          for (auto [i, combiner] : llvm::enumerate(accCombiners)) {
-            Operation *op = fb.clone(*combiner);
-            op->setOperands({args[n + i], args[i]});
-            yielded.push_back(op->getResult(0));
-          }
-          linalg::YieldOp::create(fb, l, yielded);
-        });
+    lpc::combinePartials(outer, loc, partials, accOuts, accCombiners);
     for (Value p : partials)
       memref::DeallocOp::create(outer, loc, p);
   }

@@ -3,8 +3,9 @@
 // Tests that more than one pass of the GPU loop stage makes the same way:
 // which transposes move as tiles (lpc-tile-transposes, and
 // lpc-fuse-cast-transposes, which writes such a transpose from the cast
-// that produces its input), and which reductions may combine partial
-// results in any order (lpc-split-reductions, lpc-fuse-cast-transposes).
+// that produces its input), which reductions may combine partial results in
+// any order, and the reduction of such partials (lpc-split-reductions,
+// lpc-fuse-cast-transposes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,10 +23,21 @@ namespace lpc {
 /// type whose last two dimensions are multiples of T. (TileTransposes.cpp)
 int64_t transposeTile(linalg::TransposeOp op, int64_t bytes);
 
-/// The neutral element of a reduction's `combiner` (MLIR's), or null if the
-/// order in which it combines may matter (an addf without reassoc, an op
-/// MLIR gives no neutral element). (SplitReductions.cpp)
-TypedAttr reorderableNeutral(Operation *combiner);
+/// The op that output `out` of `g` accumulates with, when the order of the
+/// accumulation does not matter (max/min, integer add/or/and/xor, an addf
+/// with reassoc): it alone reads the accumulator, with one other operand,
+/// and the body yields its result for `out`. Sets `neutral` to its neutral
+/// element (MLIR's). Null otherwise. (SplitReductions.cpp)
+Operation *accumulatorCombiner(linalg::GenericOp g, OpOperand &out,
+                               TypedAttr &neutral);
+
+/// At `b`: one full reduction of the partial results `partials` (buffers of
+/// one shape, all dimensions reduced) into the 0-d `outs`, each with a clone
+/// of its `combiners` entry (accumulator first), so that each output's
+/// initial value is combined in once. (SplitReductions.cpp)
+linalg::GenericOp combinePartials(OpBuilder &b, Location loc,
+                                  ValueRange partials, ValueRange outs,
+                                  ArrayRef<Operation *> combiners);
 
 } // namespace lpc
 } // namespace mlir

@@ -50,7 +50,9 @@ namespace lpc {
 
 using namespace mlir;
 
-TypedAttr mlir::lpc::reorderableNeutral(Operation *combiner) {
+/// The neutral element of `combiner` (MLIR's), or null if the order in which
+/// it combines may matter.
+static TypedAttr reorderableNeutral(Operation *combiner) {
   if (auto add = dyn_cast<arith::AddFOp>(combiner);
       add && !arith::bitEnumContainsAll(add.getFastmath(),
                                         arith::FastMathFlags::reassoc))
@@ -61,6 +63,45 @@ TypedAttr mlir::lpc::reorderableNeutral(Operation *combiner) {
            arith::MaxSIOp, arith::MinSIOp>(combiner))
     return {};
   return arith::getNeutralElement(combiner).value_or(TypedAttr());
+}
+
+Operation *mlir::lpc::accumulatorCombiner(linalg::GenericOp g, OpOperand &out,
+                                          TypedAttr &neutral) {
+  Block &body = g.getRegion().front();
+  BlockArgument acc = g.getMatchingBlockArgument(&out);
+  Value yielded = body.getTerminator()->getOperand(out.getOperandNumber() -
+                                                   g.getNumDpsInputs());
+  Operation *combiner = yielded.getDefiningOp();
+  if (!combiner || combiner->getBlock() != &body || !acc.hasOneUse() ||
+      *acc.getUsers().begin() != combiner ||
+      combiner->getNumOperands() != 2 || !yielded.hasOneUse())
+    return nullptr;
+  neutral = reorderableNeutral(combiner);
+  return neutral ? combiner : nullptr;
+}
+
+linalg::GenericOp mlir::lpc::combinePartials(OpBuilder &b, Location loc,
+                                             ValueRange partials,
+                                             ValueRange outs,
+                                             ArrayRef<Operation *> combiners) {
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = cast<MemRefType>(partials.front().getType()).getRank();
+  SmallVector<AffineMap> maps(partials.size(),
+                              AffineMap::getMultiDimIdentityMap(rank, ctx));
+  maps.append(outs.size(), AffineMap::get(rank, 0, {}, ctx));
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::reduction);
+  return linalg::GenericOp::create(
+      b, loc, TypeRange{}, partials, outs, maps, iters,
+      [&](OpBuilder &fb, Location l, ValueRange args) {
+        SmallVector<Value> yielded;
+        unsigned n = combiners.size();
+        for (auto [i, combiner] : llvm::enumerate(combiners)) {
+          Operation *c = fb.clone(*combiner);
+          c->setOperands({args[n + i], args[i]});
+          yielded.push_back(c->getResult(0));
+        }
+        linalg::YieldOp::create(fb, l, yielded);
+      });
 }
 
 namespace {
@@ -99,8 +140,6 @@ struct LpcSplitReductionsPass
   static bool combinersOf(linalg::GenericOp g,
                           SmallVectorImpl<Operation *> &combiners,
                           SmallVectorImpl<TypedAttr> &neutrals) {
-    Block &body = g.getRegion().front();
-    auto yield = cast<linalg::YieldOp>(body.getTerminator());
     bool anyCombiner = false;
     for (OpOperand &out : g.getDpsInitsMutable()) {
       auto mt = dyn_cast<MemRefType>(out.get().getType());
@@ -111,16 +150,9 @@ struct LpcSplitReductionsPass
         neutrals.push_back({});
         continue;
       }
-      BlockArgument acc = g.getMatchingBlockArgument(&out);
-      Value yielded =
-          yield.getOperand(out.getOperandNumber() - g.getNumDpsInputs());
-      Operation *combiner = yielded.getDefiningOp();
-      if (!combiner || combiner->getBlock() != &body || !acc.hasOneUse() ||
-          *acc.getUsers().begin() != combiner ||
-          combiner->getNumOperands() != 2 || !yielded.hasOneUse())
-        return false;
-      TypedAttr nt = lpc::reorderableNeutral(combiner);
-      if (!nt)
+      TypedAttr nt;
+      Operation *combiner = lpc::accumulatorCombiner(g, out, nt);
+      if (!combiner)
         return false;
       combiners.push_back(combiner);
       neutrals.push_back(nt);
@@ -423,23 +455,8 @@ struct LpcSplitReductionsPass
       if (combiner)
         combinedOuts.push_back(out);
     if (full) {
-      AffineMap p1 = AffineMap::getMultiDimIdentityMap(1, ctx);
-      AffineMap scalar = AffineMap::get(1, 0, {}, ctx);
-      SmallVector<AffineMap> combineMaps(partials.size(), p1);
-      combineMaps.append(partials.size(), scalar);
-      auto combine = linalg::GenericOp::create(
-          b, loc, TypeRange{}, partials, combinedOuts, combineMaps,
-          {utils::IteratorType::reduction},
-          [&](OpBuilder &fb, Location l, ValueRange args) {
-            SmallVector<Value> yielded;
-            unsigned n = partialCombiners.size();
-            for (auto [i, combiner] : llvm::enumerate(partialCombiners)) {
-              Operation *c = fb.clone(*combiner);
-              c->setOperands({args[n + i], args[i]});
-              yielded.push_back(c->getResult(0));
-            }
-            linalg::YieldOp::create(fb, l, yielded);
-          });
+      linalg::GenericOp combine = lpc::combinePartials(
+          b, loc, partials, combinedOuts, partialCombiners);
       // Too many partials for one thread to combine: split again.
       if (parts > maxSerial) {
         work.push_back(combine);
