@@ -6,7 +6,11 @@
 // a row-major buffer first when its layout is strided), the result in a new
 // row-major buffer, both passed as rank-1 views of their elements:
 //
-//   lpc_rt_all_reduce_f32(in, out, kind)          sum = 0, mean = 1, max = 2
+//   lpc_rt_all_reduce_f32(in, out, kind, wire)     kind: sum = 0, mean = 1,
+//                                                  max = 2; wire: the
+//                                                  comm_precision (Precision's
+//                                                  value: fp32 = 0, fp16 = 1,
+//                                                  bf16 = 2, e4m3 = 3, e5m2 = 4)
 //   lpc_rt_all_reduce_any_nonfinite_f32(in, flag) flag: memref<i1>
 //
 // The entry points copy (or test) the input when the process is one rank.
@@ -70,8 +74,10 @@ struct AllReduceModel : ReadOnlyCallModel<AllReduceModel, AllReduceOp> {
                      : ar.getKind() == AllReduceKind::mean ? 1
                                                            : 2;
       Value k = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(kind));
+      Value wire = arith::ConstantOp::create(
+          b, loc, b.getI64IntegerAttr(int64_t(ar.getCommPrecision())));
       callRuntimeEntry(b, op, "lpc_rt_all_reduce_f32",
-                {inView, flatView(b, loc, out), k});
+                       {inView, flatView(b, loc, out), k, wire});
     }
     replaceOpWithBufferizedValues(b, op, out);
     return success();

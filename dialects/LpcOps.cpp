@@ -923,10 +923,12 @@ LogicalResult ClipByGlobalNormOp::verify() {
 }
 
 LogicalResult AllReduceOp::verify() {
-  if (getCommPrecision() != Precision::fp32)
+  if (getCommPrecision() != Precision::fp32 &&
+      getKind() != AllReduceKind::mean)
     return emitOpError() << "comm_precision "
-                         << stringifyPrecision(getCommPrecision())
-                         << " is not implemented yet (only fp32 communication)";
+                         << stringifyPrecision(getCommPrecision()) << " needs "
+                         << "kind mean (" << stringifyAllReduceKind(getKind())
+                         << " communicates in fp32 only)";
   auto in = getInput().getType();
   auto out = getResult().getType();
   if (getKind() == AllReduceKind::any_nonfinite) {

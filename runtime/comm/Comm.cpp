@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lpc/Runtime/Comm.h"
+#include "lpc/Runtime/HostFloat.h"
 
 #include <algorithm>
 #include <atomic>
@@ -154,6 +155,31 @@ void commAbortAll(int code) {
 #endif
 }
 
+namespace {
+// Bytes this rank has sent by wire format (commTraffic).
+CommTraffic traffic;
+// The most elements per rank one step of a narrow all-reduce moves
+// (commSetNarrowSlab).
+std::atomic<int64_t> narrowSlab{int64_t(1) << 24};
+
+#ifdef LPC_HAVE_MPI
+/// Counts what a ring all-reduce of `n` elements of `width` bytes sends
+/// from each rank: 2 (N - 1) / N of them (a reduce-scatter, then an
+/// all-gather).
+void countAllReduce(int wire, int64_t n, int width) {
+  traffic.bytes[wire] += uint64_t(2 * (worldSize - 1)) * uint64_t(n) *
+                         uint64_t(width) / uint64_t(worldSize);
+  ++traffic.collectives;
+}
+#endif
+} // namespace
+
+CommTraffic commTraffic() { return traffic; }
+
+void commSetNarrowSlab(int64_t elementsPerRank) {
+  narrowSlab.store(elementsPerRank > 0 ? elementsPerRank : int64_t(1) << 24);
+}
+
 int commRank() { return worldRank; }
 int commSize() { return worldSize; }
 
@@ -235,20 +261,238 @@ float *elements(lpc::rt::CommMemRef1F32 *m) {
 
 } // namespace
 
+#ifdef LPC_HAVE_MPI
+namespace lpc {
+namespace rt {
+namespace {
+
+/// A narrow wire format: its width and how float arrays go to and from it.
+/// Exact round to nearest even everywhere (MiniFloat's rules); the loops
+/// are written so that the compiler vectorizes the bf16 ones, and FP8
+/// encodes through a table instead of the generic encoder.
+class WireFormat {
+public:
+  explicit WireFormat(Wire w) : wire(w) {
+    const MiniFloat &f = format();
+    width = w == Wire::F16 || w == Wire::BF16 ? 2 : 1;
+    maxFinite = w == Wire::E4M3 ? 448.0 : w == Wire::E5M2 ? 57344.0 : 0.0;
+    if (w == Wire::BF16)
+      return; // bit shifts
+    decodeTable.resize(size_t(1) << (8 * width));
+    for (size_t b = 0; b < decodeTable.size(); ++b)
+      decodeTable[b] = float(f.decode(uint32_t(b)));
+    if (width == 1) {
+      // FP8 from a float's top 16 bits (its bf16 truncation p) and whether
+      // the low 16 are zero. Every FP8 tie point is a bf16 value, so no
+      // tie lies strictly between p and the next bf16 value: the floats
+      // there all round like their midpoint.
+      encodeTable.resize(size_t(1) << 17);
+      for (uint32_t p = 0; p < (1u << 16); ++p) {
+        float lo, mid;
+        uint32_t u = p << 16, m = u | 0x8000u;
+        std::memcpy(&lo, &u, 4);
+        std::memcpy(&mid, &m, 4);
+        encodeTable[2 * p] = uint8_t(f.encode(double(lo)));
+        encodeTable[2 * p + 1] = uint8_t(f.encode(double(mid)));
+      }
+    }
+  }
+
+  int width = 0;           // bytes per element
+  double maxFinite = 0;    // FP8: the scaled amax goes here; 0 otherwise
+
+  /// out[i] = x[i] * scale in this format (x[i] for bf16/f16: scale 1).
+  void encode(const float *x, float scale, uint8_t *out, int64_t n) const {
+    if (wire == Wire::BF16) {
+      uint16_t *o = reinterpret_cast<uint16_t *>(out);
+      for (int64_t i = 0; i < n; ++i) {
+        uint32_t u;
+        float v = x[i];
+        std::memcpy(&u, &v, 4);
+        uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+        uint32_t quiet = (u >> 16) | 0x40u; // a NaN stays a (quiet) NaN
+        o[i] = uint16_t((u & 0x7fffffffu) > 0x7f800000u ? quiet : rounded);
+      }
+    } else if (width == 1) {
+      for (int64_t i = 0; i < n; ++i) {
+        uint32_t u;
+        float v = x[i] * scale;
+        std::memcpy(&u, &v, 4);
+        out[i] = encodeTable[2 * (u >> 16) + ((u & 0xffffu) != 0)];
+      }
+    } else {
+      const MiniFloat &f = format();
+      for (int64_t i = 0; i < n; ++i) {
+        uint16_t h = uint16_t(f.encodeFloat(x[i]));
+        std::memcpy(out + 2 * i, &h, 2);
+      }
+    }
+  }
+
+  /// acc[i] += the i-th value of `in`.
+  void accumulate(const uint8_t *in, float *acc, int64_t n) const {
+    if (wire == Wire::BF16) {
+      const uint16_t *h = reinterpret_cast<const uint16_t *>(in);
+      for (int64_t i = 0; i < n; ++i) {
+        uint32_t u = uint32_t(h[i]) << 16;
+        float v;
+        std::memcpy(&v, &u, 4);
+        acc[i] += v;
+      }
+    } else if (width == 1) {
+      for (int64_t i = 0; i < n; ++i)
+        acc[i] += decodeTable[in[i]];
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        uint16_t h;
+        std::memcpy(&h, in + 2 * i, 2);
+        acc[i] += decodeTable[h];
+      }
+    }
+  }
+
+  /// out[i] = the i-th value of `in` times `scale` (1 but for FP8).
+  void decode(const uint8_t *in, float scale, float *out, int64_t n) const {
+    if (wire == Wire::BF16) {
+      const uint16_t *h = reinterpret_cast<const uint16_t *>(in);
+      for (int64_t i = 0; i < n; ++i) {
+        uint32_t u = uint32_t(h[i]) << 16;
+        std::memcpy(out + i, &u, 4);
+      }
+    } else if (width == 1) {
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = decodeTable[in[i]] * scale;
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        uint16_t h;
+        std::memcpy(&h, in + 2 * i, 2);
+        out[i] = decodeTable[h];
+      }
+    }
+  }
+
+private:
+  const MiniFloat &format() const {
+    return wire == Wire::F16    ? kF16
+           : wire == Wire::BF16 ? kBF16
+           : wire == Wire::E4M3 ? kE4M3
+                                : kE5M2;
+  }
+
+  Wire wire;
+  std::vector<float> decodeTable;   // f16, FP8
+  std::vector<uint8_t> encodeTable; // FP8
+};
+
+const WireFormat &wireFormat(Wire w) {
+  static const WireFormat f16(Wire::F16), bf16(Wire::BF16), e4m3(Wire::E4M3),
+      e5m2(Wire::E5M2);
+  return w == Wire::F16 ? f16 : w == Wire::BF16 ? bf16 : w == Wire::E4M3 ? e4m3 : e5m2;
+}
+
+/// The mean over ranks of `x` in a narrow format (Comm.h): per slab, an
+/// all-to-all of the rounded values (the reduce-scatter), f32 sums in rank
+/// order, and an all-gather of the rounded means.
+void narrowMean(const float *x, float *y, int64_t n, Wire wire) {
+  const WireFormat &f = wireFormat(wire);
+  const int ranks = worldSize;
+  lpc::rt::CollectiveScope watched;
+  // FP8: one power-of-two scale for the whole tensor, from the largest
+  // magnitude over every rank (so the ranks agree on it, and unscaling is
+  // exact). A NaN or infinity anywhere makes the result NaN: found-inf
+  // still sees it.
+  float scale = 1.0f;
+  if (f.maxFinite > 0) {
+    float amax = 0.0f;
+    bool finite = true;
+    for (int64_t i = 0; i < n; ++i) {
+      amax = std::max(amax, std::fabs(x[i]));
+      finite = finite && std::isfinite(x[i]);
+    }
+    if (!finite)
+      amax = INFINITY;
+    MPI_Allreduce(MPI_IN_PLACE, &amax, 1, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD);
+    countAllReduce(int(Wire::F32), 1, 4);
+    if (!std::isfinite(amax)) {
+      for (int64_t i = 0; i < n; ++i)
+        y[i] = NAN;
+      return;
+    }
+    if (amax > 0.0f) {
+      int e = int(std::floor(std::log2(f.maxFinite / double(amax))));
+      scale = std::ldexp(1.0f, std::min(e, 126));
+    }
+  }
+  const float inv = 1.0f / scale;
+  // Slabs of at most 2^24 elements per rank keep MPI's int counts small.
+  const int64_t perRank =
+      std::max<int64_t>(1, std::min<int64_t>((n + ranks - 1) / ranks,
+                                             narrowSlab.load()));
+  const int64_t slab = perRank * ranks;
+  std::vector<uint8_t> send(size_t(slab * f.width)), recv(send.size()),
+      mine(size_t(perRank * f.width)), all(send.size());
+  std::vector<float> acc(static_cast<size_t>(perRank));
+  for (int64_t at = 0; at < n; at += slab) {
+    const int64_t len = std::min(slab, n - at);
+    f.encode(x + at, scale, send.data(), len);
+    std::fill(send.begin() + len * f.width, send.end(), 0); // padding: +0
+    const int bytes = int(perRank * f.width);
+    MPI_Alltoall(send.data(), bytes, MPI_BYTE, recv.data(), bytes, MPI_BYTE,
+                 MPI_COMM_WORLD);
+    std::fill(acc.begin(), acc.end(), 0.0f);
+    for (int r = 0; r < ranks; ++r) // rank order: the same sums everywhere
+      f.accumulate(recv.data() + size_t(r) * bytes, acc.data(), perRank);
+    for (float &a : acc)
+      a = a / float(ranks);
+    f.encode(acc.data(), 1.0f, mine.data(), perRank);
+    MPI_Allgather(mine.data(), bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE,
+                  MPI_COMM_WORLD);
+    f.decode(all.data(), inv, y + at, len);
+    traffic.bytes[int(wire)] +=
+        2 * uint64_t(ranks - 1) * uint64_t(perRank * f.width);
+    traffic.collectives += 2;
+  }
+}
+
+} // namespace
+} // namespace rt
+} // namespace lpc
+#endif
+
 extern "C" void _mlir_ciface_lpc_rt_all_reduce_f32(lpc::rt::CommMemRef1F32 *in,
                                                    lpc::rt::CommMemRef1F32 *out,
-                                                   int64_t kind) {
+                                                   int64_t kind, int64_t wire) {
   const float *x = elements(in);
   float *y = elements(out);
   int64_t n = in->size;
   int size = lpc::rt::commSize();
+  if (wire < 0 || wire >= lpc::rt::kWireFormats ||
+      (wire != int64_t(lpc::rt::Wire::F32) &&
+       kind != int64_t(lpc::rt::ReduceKind::Mean))) {
+    // The verifier of lpc.all_reduce refuses these.
+    std::fprintf(stderr,
+                 "lpc: internal error: lpc_rt_all_reduce_f32 got kind %lld "
+                 "with wire format %lld\n",
+                 (long long)kind, (long long)wire);
+    std::abort();
+  }
   if (size == 1) {
-    // One rank: sum, mean (x / 1) and max are the input.
+    // One rank: sum, mean (x / 1) and max are the input; nothing is sent,
+    // so nothing is rounded.
     if (x != y)
       std::memcpy(y, x, size_t(n) * sizeof(float));
     return;
   }
 #ifdef LPC_HAVE_MPI
+  if (wire != int64_t(lpc::rt::Wire::F32)) {
+    if (x == y) { // the all-to-all reads x while y is written
+      std::vector<float> copy(x, x + n);
+      lpc::rt::narrowMean(copy.data(), y, n, lpc::rt::Wire(wire));
+    } else {
+      lpc::rt::narrowMean(x, y, n, lpc::rt::Wire(wire));
+    }
+    return;
+  }
   // MPI's count is an int: reduce in pieces of at most 2^30 elements.
   const int64_t piece = int64_t(1) << 30;
   MPI_Op op = kind == int64_t(lpc::rt::ReduceKind::Max) ? MPI_MAX : MPI_SUM;
@@ -258,13 +502,12 @@ extern "C" void _mlir_ciface_lpc_rt_all_reduce_f32(lpc::rt::CommMemRef1F32 *in,
     MPI_Allreduce(x == y ? MPI_IN_PLACE : x + at, y + at, c, MPI_FLOAT, op,
                   MPI_COMM_WORLD);
   }
+  lpc::rt::countAllReduce(int(lpc::rt::Wire::F32), n, 4);
   if (kind == int64_t(lpc::rt::ReduceKind::Mean)) {
     float d = float(size);
     for (int64_t i = 0; i < n; ++i)
       y[i] = y[i] / d;
   }
-#else
-  (void)kind;
 #endif
 }
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lpc/Runtime/Comm.h"
+#include "lpc/Runtime/HostFloat.h"
 
 #include <cmath>
 #include <cstdio>
@@ -44,19 +45,65 @@ int main(int argc, char **argv) {
   CHECK(rt::commRank() == 0 && rt::commSize() == 1, "rank %d of %d",
         rt::commRank(), rt::commSize());
 
-  std::vector<float> in = {1.5f, -2.0f, 0.0f, 3.25f}, out(4, 7.0f);
+  // 0.1 is not a bf16, f16 or FP8 value: one rank sends nothing, so the
+  // narrow wire formats must not round it.
+  std::vector<float> in = {1.5f, -2.0f, 0.1f, 3.25f}, out(4, 7.0f);
   for (int64_t kind : {0, 1, 2}) {
     std::fill(out.begin(), out.end(), 7.0f);
     rt::CommMemRef1F32 a = view(in), b = view(out);
-    _mlir_ciface_lpc_rt_all_reduce_f32(&a, &b, kind);
+    _mlir_ciface_lpc_rt_all_reduce_f32(&a, &b, kind, 0);
     CHECK(std::memcmp(in.data(), out.data(), 16) == 0,
           "kind %lld: one rank must copy its input", (long long)kind);
+  }
+  for (int64_t wire = 1; wire < rt::kWireFormats; ++wire) {
+    std::fill(out.begin(), out.end(), 7.0f);
+    rt::CommMemRef1F32 a = view(in), b = view(out);
+    _mlir_ciface_lpc_rt_all_reduce_f32(&a, &b, 1, wire);
+    CHECK(std::memcmp(in.data(), out.data(), 16) == 0,
+          "mean, wire %lld: one rank must copy its input unrounded",
+          (long long)wire);
+  }
+  CHECK(rt::commTraffic().collectives == 0 && rt::commTraffic().bytes[0] == 0,
+        "one rank sends nothing");
+
+  // MiniFloat::encodeFloat (the wire formats' fast encode) against encode:
+  // every exponent from below the formats' subnormals to above their
+  // maxima, random mantissas, the halfway points, signs, zeros, inf, NaN.
+  {
+    uint64_t state = 0x9e3779b97f4a7c15ull;
+    auto next = [&] {
+      state ^= state << 13;
+      state ^= state >> 7;
+      state ^= state << 17;
+      return state;
+    };
+    std::vector<float> xs = {0.0f, -0.0f, INFINITY, -INFINITY, NAN,
+                             1e-45f, 65504.0f, 65520.0f, 448.0f, 464.0f,
+                             57344.0f, 61440.0f};
+    for (int e = -40; e <= 20; ++e)
+      for (int k = 0; k < 2000; ++k) {
+        uint32_t u = (uint32_t(e + 127) << 23) | uint32_t(next() & 0x7fffffu);
+        if (k % 4 == 0) // a tie in some format: low mantissa bits zeroed
+          u &= ~uint32_t((1u << (12 + k % 9)) - 1);
+        if (k % 2)
+          u |= 0x80000000u;
+        float x;
+        std::memcpy(&x, &u, 4);
+        xs.push_back(x);
+      }
+    for (const rt::MiniFloat *f : {&rt::kF16, &rt::kE4M3, &rt::kE5M2}) {
+      int bad = 0;
+      for (float x : xs)
+        if (f->encodeFloat(x) != f->encode(double(x)) && bad++ < 3)
+          CHECK(false, "encodeFloat(%a) = %#x, encode = %#x (%d exponent bits)",
+                double(x), f->encodeFloat(x), f->encode(double(x)), f->expBits);
+    }
   }
   // An offset view (the descriptor's offset counts).
   {
     std::vector<float> big = {9.0f, 1.0f, 2.0f}, res(2, 0.0f);
     rt::CommMemRef1F32 a{big.data(), big.data(), 1, 2, 1}, b = view(res);
-    _mlir_ciface_lpc_rt_all_reduce_f32(&a, &b, 1);
+    _mlir_ciface_lpc_rt_all_reduce_f32(&a, &b, 1, 0);
     CHECK(res[0] == 1.0f && res[1] == 2.0f, "offset view: %g %g", res[0],
           res[1]);
   }

@@ -579,7 +579,7 @@ func.func @attention(%q: tensor<2x4x16x8xbf16>, %k: tensor<2x4x12x8xbf16>,
 // CHECK-LABEL: func.func @all_reduce
 // CHECK-SAME: (%[[G:.*]]: tensor<4x8xf32>, %[[S:.*]]: tensor<f32>)
 func.func @all_reduce(%g: tensor<4x8xf32>, %s: tensor<f32>)
-    -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>, tensor<i1>, tensor<f32>) {
+    -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>, tensor<i1>, tensor<f32>, tensor<4x8xf32>) {
   // CHECK-NEXT: lpc.all_reduce %[[G]] mean : tensor<4x8xf32> -> tensor<4x8xf32>{{$}}
   %0 = lpc.all_reduce %g mean : tensor<4x8xf32> -> tensor<4x8xf32>
   // CHECK-NEXT: lpc.all_reduce %[[G]] sum : tensor<4x8xf32> -> tensor<4x8xf32>{{$}}
@@ -590,7 +590,9 @@ func.func @all_reduce(%g: tensor<4x8xf32>, %s: tensor<f32>)
   %3 = lpc.all_reduce %g any_nonfinite : tensor<4x8xf32> -> tensor<i1>
   // CHECK-NEXT: lpc.all_reduce %[[S]] mean {lpc.assigned = #lpc.precision<fp32>} : tensor<f32> -> tensor<f32>{{$}}
   %4 = lpc.all_reduce %s mean {lpc.assigned = #lpc.precision<fp32>} : tensor<f32> -> tensor<f32>
-  return %0, %1, %2, %3, %4 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>, tensor<i1>, tensor<f32>
+  // CHECK-NEXT: lpc.all_reduce %[[G]] mean {comm_precision = #lpc.precision<fp8_e5m2>} : tensor<4x8xf32> -> tensor<4x8xf32>{{$}}
+  %5 = lpc.all_reduce %g mean {comm_precision = #lpc.precision<fp8_e5m2>} : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>, tensor<i1>, tensor<f32>, tensor<4x8xf32>
 }
 // GENERIC-LABEL: sym_name = "all_reduce"
 // GENERIC: "lpc.all_reduce"(%{{.*}}) <{comm_precision = #lpc.precision<fp32>, kind = #lpc<all_reduce_kind mean>}> : (tensor<4x8xf32>) -> tensor<4x8xf32>

@@ -34,13 +34,32 @@ def Lpc_AllReduceOp : Lpc_Op<"all_reduce", [Pure, KeepFP32Precision]> {
       rank's `input` is NaN or infinite (the found-inf test of dynamic loss
       scaling, agreed by every rank).
 
-    `comm_precision` is the precision of the data on the wire; only `fp32`
-    is implemented (the verifier refuses the others for now), and the
-    reduction accumulates in f32.
+    `comm_precision` is the precision of the data on the wire. `fp32`
+    (every kind) is MPI_Allreduce on floats. `bf16`, `fp16`, `fp8_e4m3` and
+    `fp8_e5m2` are for `mean` only, and run as a reduce-scatter then an
+    all-gather of the narrow values, with the sum accumulated in f32 in
+    rank order (so every rank gets the same bits):
+
+    1. each rank rounds its `input` to the wire format (round to nearest,
+       ties to even). FP8 first multiplies by one scale shared by the whole
+       tensor (a bucket of gradients, as MS-AMP scales it): the power of
+       two `s = 2^floor(log2(fmax / amax))` (at most 2^126), `amax` the
+       largest magnitude over every rank's input (one f32 MPI_Allreduce
+       with max; `s = 1` when it is 0), `fmax` 448 (E4M3) or 57344 (E5M2),
+       the encode saturating; a power of two, so that unscaling is exact;
+    2. rank r adds the r-th 1/N of every rank's values in f32, rank 0 first,
+       divides by N and rounds that mean to the wire format;
+    3. the rounded means are gathered on every rank and widened to f32 (FP8:
+       divided by `s`).
+
+    A non-finite element anywhere makes the whole FP8 result NaN (its amax
+    is not finite), and a bf16/fp16 one stays non-finite, so the found-inf
+    test of dynamic loss scaling that follows still sees it.
 
     With one process (a plain `lpc-run`, and the reference evaluator, which
     is one rank) the result is the input for `sum`, `mean` and `max`, and
-    the non-finite test of the input for `any_nonfinite`.
+    the non-finite test of the input for `any_nonfinite`: nothing goes on a
+    wire, so nothing is rounded, whatever `comm_precision` says.
 
     It is `Pure`: every rank runs the same compiled step, so whatever a pass
     does with it (CSE, dead-code removal, motion) happens on every rank
@@ -54,6 +73,9 @@ def Lpc_AllReduceOp : Lpc_Op<"all_reduce", [Pure, KeepFP32Precision]> {
     // %g: tensor<4x8xf32>
     %m = lpc.all_reduce %g mean : tensor<4x8xf32> -> tensor<4x8xf32>
     %bad = lpc.all_reduce %g any_nonfinite : tensor<4x8xf32> -> tensor<i1>
+    // a bucket of gradients, sent as BF16
+    %b = lpc.all_reduce %bucket mean {comm_precision = #lpc.precision<bf16>}
+        : tensor<1024xf32> -> tensor<1024xf32>
     ```
   }];
   let arguments = (ins Lpc_F32Tensor:$input, Lpc_AllReduceKindAttr:$kind,

@@ -63,6 +63,25 @@ uint64_t commBroadcastFromRoot(uint64_t value);
 
 /// The reduction kinds of lpc.all_reduce, as the entry points take them.
 enum class ReduceKind : int64_t { Sum = 0, Mean = 1, Max = 2 };
+/// The wire formats (lpc.all_reduce's comm_precision, by the value of
+/// lpc's Precision enum).
+enum class Wire : int64_t { F32 = 0, F16 = 1, BF16 = 2, E4M3 = 3, E5M2 = 4 };
+constexpr int kWireFormats = 5;
+
+/// What this rank has sent through the train step's collectives since the
+/// process started (several ranks only): payload bytes per wire format, as
+/// a ring all-reduce sends them (2 (N - 1) / N of the tensor's bytes; MPI
+/// may choose another algorithm), and the collective count, FP8's scale
+/// agreement included.
+struct CommTraffic {
+  uint64_t bytes[kWireFormats] = {};
+  uint64_t collectives = 0;
+};
+CommTraffic commTraffic();
+/// A narrow-format all-reduce moves a tensor in slabs of at most this many
+/// elements per rank (default 2^24, which keeps MPI's int counts small).
+/// For tests, which check the slabs without gigabytes; <= 0 restores it.
+void commSetNarrowSlab(int64_t elementsPerRank);
 
 /// A JIT symbol: name and address of one entry point.
 struct CommSymbol {
@@ -92,10 +111,16 @@ struct CommMemRef0I1 {
 
 extern "C" {
 /// out = reduce over ranks of `in` (kind: ReduceKind; mean = sum / ranks).
-/// `in` and `out` are contiguous views of the same size (stride 1).
+/// `in` and `out` are contiguous views of the same size (stride 1). `wire`
+/// (Wire) is the format on the wire: F32 for every kind (MPI_Allreduce);
+/// the others for Mean only, as lpc.all_reduce's description says
+/// (include/lpc/Dialect/LpcCollectiveOps.td): every rank rounds (FP8:
+/// scales by a power of two shared by all ranks, then rounds), a
+/// reduce-scatter sums in f32 in rank order and rounds the mean, an
+/// all-gather brings it to every rank. One rank: out = in, unrounded.
 void _mlir_ciface_lpc_rt_all_reduce_f32(lpc::rt::CommMemRef1F32 *in,
                                         lpc::rt::CommMemRef1F32 *out,
-                                        int64_t kind);
+                                        int64_t kind, int64_t wire);
 /// out = true if an element of `in` on any rank is NaN or infinite.
 void _mlir_ciface_lpc_rt_all_reduce_any_nonfinite_f32(
     lpc::rt::CommMemRef1F32 *in, lpc::rt::CommMemRef0I1 *out);

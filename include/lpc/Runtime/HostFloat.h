@@ -76,6 +76,50 @@ struct MiniFloat {
     return sign | (expField << manBits) | manField;
   }
 
+  /// encode(x) for a float, without double arithmetic (the gradients a
+  /// data-parallel step sends in a narrow format go through here). Exact
+  /// for formats whose smallest subnormal is a normal float (f16, FP8):
+  /// smaller floats round to zero there, as encode does. Not for bf16,
+  /// whose subnormals reach below float's normals.
+  uint32_t encodeFloat(float x) const {
+    uint32_t u;
+    std::memcpy(&u, &x, 4);
+    const uint32_t sign = (u >> 31) << (expBits + manBits);
+    const uint32_t a = u & 0x7fffffffu;
+    if (a >= 0x7f800000u) // inf, NaN
+      return encode(double(x));
+    const int e = int(a >> 23);
+    if (e == 0) // zero or a float subnormal: below half the target's least
+      return sign;
+    const uint64_t sig = (a & 0x7fffffu) | 0x800000u;
+    const int exponent = e - 127, minExp = 1 - bias();
+    int shift = 23 - manBits + (exponent < minExp ? minExp - exponent : 0);
+    if (shift > 40)
+      return sign;
+    uint64_t q = sig >> shift;
+    const uint64_t rem = sig & ((uint64_t(1) << shift) - 1),
+                   half = uint64_t(1) << (shift - 1);
+    if (rem > half || (rem == half && (q & 1)))
+      ++q;
+    uint32_t bits;
+    if (exponent < minExp) {
+      bits = uint32_t(q); // subnormal; 2^manBits is the least normal
+    } else {
+      int ex = exponent;
+      if (q >> (manBits + 1)) { // rounded up to the next binade
+        q >>= 1;
+        ++ex;
+      }
+      bits = (uint32_t(ex + bias()) << manBits) |
+             uint32_t(q - (uint64_t(1) << manBits));
+    }
+    const uint32_t maxFinite = (maxExpField() << manBits) | maxManAtMaxExp();
+    if (bits > maxFinite)
+      return sign | (fn || saturate ? maxFinite
+                                    : ((1u << expBits) - 1) << manBits);
+    return sign | bits;
+  }
+
   double decode(uint32_t bits) const {
     bool neg = (bits >> (expBits + manBits)) & 1;
     uint32_t e = (bits >> manBits) & ((1u << expBits) - 1);
