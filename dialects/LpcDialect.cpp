@@ -122,10 +122,19 @@ LogicalResult LpcDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a unit attribute on an scf.for";
     return success();
   }
+  if (name == "lpc.bucket") {
+    // Written by lpc-data-parallel on a gradient bucket's collective.
+    auto index = dyn_cast<IntegerAttr>(value);
+    if (!isa<AllReduceOp>(op) || !index || index.getInt() < 0)
+      return op->emitError() << "'" << name
+                             << "' must be an index >= 0 on an lpc.all_reduce";
+    return success();
+  }
   return op->emitError() << "unknown lpc attribute '" << name
                          << "' (known: lpc.precision, lpc.assigned, "
                             "lpc.reason, lpc.fp8, lpc.profile_labels, "
-                            "lpc.parallel_*, lpc.independent_columns)";
+                            "lpc.parallel_*, lpc.independent_columns, "
+                            "lpc.bucket)";
 }
 
 PrecisionClass mlir::lpc::getPrecisionClass(Operation *op) {

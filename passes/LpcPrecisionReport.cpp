@@ -245,6 +245,14 @@ struct Fallback {
   std::string op, loc, role, reason;
 };
 
+/// One lpc.all_reduce: what it carries, its wire format, and its payload in
+/// that format against fp32 (FP8 adds the 4-byte amax its scale needs).
+struct Collective {
+  std::string what, loc, precision;
+  int64_t elements = 0;
+  Total bytes;
+};
+
 constexpr const char *kPrecisions[] = {"fp32", "bf16", "fp16", "fp8"};
 constexpr const char *kRoles[] = {"fprop", "dgrad", "wgrad"};
 
@@ -258,6 +266,9 @@ struct Report {
   // gemms[role][precision]; role 3 / precision 4 are the totals.
   unsigned gemms[4][5] = {};
   SmallVector<Fallback> fallbacks;
+  // Collectives (lpc.all_reduce) and their payload per step.
+  SmallVector<Collective> comms;
+  Total commTotal;
 };
 
 Report analyze(func::FuncOp fn) {
@@ -334,6 +345,32 @@ Report analyze(func::FuncOp fn) {
           break;
       }
       r.grads.add(valueBytes(grad));
+    }
+
+    if (auto ar = dyn_cast<AllReduceOp>(op)) {
+      Collective c;
+      auto t = cast<RankedTensorType>(ar.getInput().getType());
+      c.elements = t.getNumElements();
+      c.loc = locString(op->getLoc(), fn.getLoc());
+      Precision wire = ar.getCommPrecision();
+      c.precision = stringifyPrecision(wire).str();
+      if (auto bucket = op->getAttrOfType<IntegerAttr>(kBucketAttr)) {
+        auto concat = ar.getInput().getDefiningOp<ConcatOp>();
+        size_t n = concat ? concat.getInputs().size() : 1;
+        c.what = llvm::formatv("gradients, bucket {0} ({1} tensor{2})",
+                               bucket.getInt(), n, n == 1 ? "" : "s")
+                     .str();
+      } else {
+        c.what = stringifyAllReduceKind(ar.getKind()).str();
+      }
+      unsigned width = wire == Precision::fp32                          ? 4
+                       : wire == Precision::bf16 || wire == Precision::fp16 ? 2
+                                                                           : 1;
+      c.bytes.chosen = uint64_t(c.elements) * width +
+                       (width == 1 ? 4 : 0); // FP8: the scale's amax
+      c.bytes.fp32 = uint64_t(c.elements) * 4;
+      r.commTotal.add({c.bytes.chosen, c.bytes.fp32});
+      r.comms.push_back(std::move(c));
     }
 
     if (!isReported(op))
@@ -484,12 +521,23 @@ llvm::json::Value toJson(const Report &r) {
       {"checkpoint_state", bytesJson(r.checkpoint)},
       {"largest_activation", std::move(largest)},
       {"saved_activations", bytesJson(r.saved)}};
-  return llvm::json::Object{{"function", r.function},
+  llvm::json::Array comms;
+  for (const Collective &c : r.comms)
+    comms.push_back(llvm::json::Object{{"what", c.what},
+                                       {"location", c.loc},
+                                       {"elements", c.elements},
+                                       {"comm_precision", c.precision},
+                                       {"bytes", bytesJson(c.bytes)}});
+  llvm::json::Object result{{"function", r.function},
                             {"ops", std::move(ops)},
                             {"other_ops", std::move(other)},
                             {"gemms", std::move(gemms)},
                             {"fp8_fallbacks", std::move(fallbacks)},
                             {"memory", std::move(memory)}};
+  if (!r.comms.empty())
+    result["communication"] = llvm::json::Object{
+        {"collectives", std::move(comms)}, {"total", bytesJson(r.commTotal)}};
+  return result;
 }
 
 void printTable(const Report &r, llvm::raw_ostream &os) {
@@ -557,6 +605,34 @@ void printTable(const Report &r, llvm::raw_ostream &os) {
     note = r.largestOp + " at " + r.largestLoc + " (" + r.largestType + ")";
   mem("largest activation", r.largest, note);
   mem("saved for backward", r.saved);
+
+  if (r.comms.empty())
+    return;
+  // Payloads: a ring all-reduce over N ranks sends 2 (N - 1) / N of each
+  // from every rank per step.
+  size_t wWhat = 10, wLoc2 = 8;
+  for (const Collective &c : r.comms) {
+    wWhat = std::max(wWhat, c.what.size());
+    wLoc2 = std::max(wLoc2, c.loc.size());
+  }
+  os << line(("  communication per step (all-reduce payloads; over N ranks "
+              "each rank sends 2(N-1)/N of them)"));
+  auto commLine = [&](StringRef what, StringRef loc, StringRef elements,
+                      StringRef prec, const Total &t) {
+    os << line("    " + padRight(what, wWhat) + "  " +
+               padRight(loc, wLoc2) +
+               llvm::formatv("  {0,10}  {1,-9}  {2,10}  {3,10}", elements,
+                             prec, humanBytes(t.chosen), humanBytes(t.fp32))
+                   .str());
+  };
+  os << line("    " + padRight("collective", wWhat) + "  " +
+             padRight("location", wLoc2) +
+             llvm::formatv("  {0,10}  {1,-9}  {2,10}  {3,10}", "elements",
+                           "on wire", "bytes", "if fp32")
+                 .str());
+  for (const Collective &c : r.comms)
+    commLine(c.what, c.loc, std::to_string(c.elements), c.precision, c.bytes);
+  commLine("total", "", "", "", r.commTotal);
 }
 
 struct LpcPrecisionReportPass

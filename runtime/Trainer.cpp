@@ -136,6 +136,34 @@ struct Trainer::Impl {
 
   /// The host copy of the state is behind a device-resident step.
   bool hostStale = false;
+  /// Compares the state with the other ranks' (--verify-ranks): "" when
+  /// every rank holds the same bytes, else the first tensor that differs
+  /// (the same answer on every rank: each comparison is a collective, in
+  /// the same order everywhere).
+  std::string rankDifference() {
+    auto hashOf = [](const std::vector<uint8_t> &bytes, uint64_t h) {
+      size_t i = 0;
+      for (; i + 8 <= bytes.size(); i += 8) {
+        uint64_t w;
+        std::memcpy(&w, bytes.data() + i, 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+      }
+      for (; i < bytes.size(); ++i)
+        h = (h ^ bytes[i]) * 0x100000001b3ull;
+      return h ^ bytes.size();
+    };
+    uint64_t all = 0x84222325cbf29ce4ull;
+    for (auto &[key, bytes] : state)
+      all = hashOf(bytes, all);
+    if (opt.sameOnAllRanks(all))
+      return "";
+    for (auto &[key, bytes] : state)
+      if (!opt.sameOnAllRanks(hashOf(bytes, 0x84222325cbf29ce4ull)))
+        return key;
+    return "the set of state tensors";
+  }
+
   Error syncState(StepFunction &step) {
     if (!hostStale)
       return Error::success();
@@ -470,11 +498,32 @@ Error Trainer::Impl::resume(int64_t &startStep) {
   Error e = iter ? iter->restore(meta("data_position"))
             : tensorBatches ? tensorBatches->restore(meta("data_position"))
                             : sampler->restore(meta("data_position"));
-  if (e)
-    return Error::make(path + ": " + e.message());
+  if (e) {
+    // The global batch is the model's batch times the ranks: say what
+    // would match.
+    std::optional<int64_t> batchThen = parseInt64(meta("global_batch"));
+    std::string hint;
+    if (batchThen && *batchThen != globalBatch() && *batchThen % opt.ranks == 0)
+      hint = format(" (global batch %lld then, %d x %lld now: on %d rank%s, "
+                    "a model built for batch %lld continues it)",
+                    (long long)*batchThen, opt.ranks, (long long)model.batch,
+                    opt.ranks, opt.ranks == 1 ? "" : "s",
+                    (long long)(*batchThen / opt.ranks));
+    return Error::make(path + ": " + e.message() + hint);
+  }
   if (opt.rank == 0) // every rank resumes; rank 0 reports
     std::fprintf(stderr, "lpc-run: resumed from %s at step %lld\n",
                  path.c_str(), (long long)startStep);
+  // Another rank count: the state is the same on every rank, so it moves,
+  // and the data goes on from where the checkpoint's global batches
+  // stopped (the data sources refuse another global batch, above).
+  std::string ranksThen = meta("ranks").empty() ? "1" : meta("ranks");
+  if (opt.rank == 0 && ranksThen != std::to_string(opt.ranks))
+    std::fprintf(stderr,
+                 "lpc-run: the checkpoint was written by %s rank%s, this run "
+                 "has %d (global batch %lld in both)\n",
+                 ranksThen.c_str(), ranksThen == "1" ? "" : "s", opt.ranks,
+                 (long long)globalBatch());
   if (file->verifiedTensors == 0 && opt.rank == 0)
     std::fprintf(stderr, "lpc-run: note: %s records no checksums (an older "
                          "lpc wrote it); its tensors were not verified\n",
@@ -514,6 +563,7 @@ Error Trainer::Impl::writeCheckpoint(int64_t stepDone) {
               {"pipeline", opt.pipeline}};
   if (opt.ranks > 1)
     md["ranks"] = std::to_string(opt.ranks);
+  md["global_batch"] = std::to_string(globalBatch());
   std::string latest = checkpointPath("latest.safetensors");
   if (opt.keepCheckpoints > 1) {
     // The checkpoint about to be replaced stays as step-S.safetensors: a
@@ -682,6 +732,8 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
   for (size_t r = 0; r < results.size(); ++r)
     out[r].assign(results[r].byteSize() + 1, 0);
   auto t0 = std::chrono::steady_clock::now();
+  const std::pair<uint64_t, uint64_t> commAtStart =
+      opt.commSent ? opt.commSent() : std::pair<uint64_t, uint64_t>{0, 0};
   double lastLoss = NAN, skippedTotal = 0;
   int64_t samples = 0, total = I.totalSteps;
   // The next batch into the input buffers; returns its real rows.
@@ -814,6 +866,15 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
                    std::isnan(acc) ? ""
                                    : format(", accuracy %.4f", acc).c_str());
     }
+    if (opt.verifyRanksEvery > 0 && opt.ranks > 1 && opt.sameOnAllRanks &&
+        (s + 1) % opt.verifyRanksEvery == 0) {
+      if (Error e = I.syncState(step))
+        return fail(e.message());
+      if (std::string which = I.rankDifference(); !which.empty())
+        return fail(format("rank %d: after step %lld the training state "
+                           "differs between the ranks (first: %s)",
+                           opt.rank, (long long)(s + 1), which.c_str()));
+    }
     if (log.isOpen())
       if (Error e = log.write(rec))
         return fail(e.message());
@@ -860,6 +921,17 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
               ru.ru_maxrss / 1024, (step.temporaryBytes() + (1 << 19)) >> 20);
   if (std::string note = step.runNote(); !note.empty())
     std::printf("lpc-run: %s\n", note.c_str());
+  // What the step's collectives sent from this rank (the others send as
+  // much), per trained step.
+  double commBytesPerStep = -1, collectivesPerStep = 0;
+  if (opt.commSent && opt.ranks > 1 && trained > 0) {
+    auto [bytes, calls] = opt.commSent();
+    commBytesPerStep = double(bytes - commAtStart.first) / double(trained);
+    collectivesPerStep = double(calls - commAtStart.second) / double(trained);
+    std::printf("lpc-run: communication %.2f MiB per step from each of %d "
+                "ranks, %.0f collectives per step\n",
+                commBytesPerStep / 1048576.0, opt.ranks, collectivesPerStep);
+  }
   std::printf("final train loss %.4f", lastLoss);
   if (skippedTotal > 0)
     std::printf(", %g steps skipped (loss scaling)", skippedTotal);
@@ -904,6 +976,9 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
              params ? double(stateBytes) / double(params) : 0.0);
     if (opt.ranks > 1)
       fin.add("ranks", int64_t(opt.ranks));
+    if (commBytesPerStep >= 0)
+      fin.add("comm_bytes_per_step", commBytesPerStep)
+          .add("collectives_per_step", collectivesPerStep);
     if (Error e = log.write(fin))
       return fail(e.message());
     if (Error e = log.close())

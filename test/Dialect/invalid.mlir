@@ -1451,7 +1451,7 @@ func.func @lr_schedule_float_step(%t: tensor<f32>) {
 //===----------------------------------------------------------------------===//
 
 func.func @pin_unknown_lpc_attribute(%a: tensor<4xf32>) {
-  // expected-error @+1 {{unknown lpc attribute 'lpc.precison' (known: lpc.precision, lpc.assigned, lpc.reason, lpc.fp8, lpc.profile_labels, lpc.parallel_*, lpc.independent_columns)}}
+  // expected-error @+1 {{unknown lpc attribute 'lpc.precison' (known: lpc.precision, lpc.assigned, lpc.reason, lpc.fp8, lpc.profile_labels, lpc.parallel_*, lpc.independent_columns, lpc.bucket)}}
   %0 = lpc.relu %a {lpc.precison = #lpc.precision<fp32>} : tensor<4xf32>
   return
 }
@@ -1660,8 +1660,8 @@ func.func @attention_grad_type(%g: tensor<4x8xbf16>, %q: tensor<4x8xf32>, %l: te
 // lpc.all_reduce
 
 func.func @all_reduce_comm_precision(%g: tensor<4x8xf32>) {
-  // expected-error @+1 {{'lpc.all_reduce' op comm_precision bf16 is not implemented yet (only fp32 communication)}}
-  %0 = lpc.all_reduce %g mean {comm_precision = #lpc.precision<bf16>} : tensor<4x8xf32> -> tensor<4x8xf32>
+  // expected-error @+1 {{'lpc.all_reduce' op comm_precision bf16 needs kind mean (sum communicates in fp32 only)}}
+  %0 = lpc.all_reduce %g sum {comm_precision = #lpc.precision<bf16>} : tensor<4x8xf32> -> tensor<4x8xf32>
   return
 }
 

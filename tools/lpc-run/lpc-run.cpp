@@ -197,6 +197,26 @@ static cl::opt<bool> dataParallel(
              "run (lpc-data-parallel). On by itself under mpirun with more "
              "than one rank; with one rank the step computes the same"),
     cl::init(false), cl::cat(cat));
+static cl::opt<std::string> commPrecision(
+    "comm-precision",
+    cl::desc("with several ranks: the gradients' format on the wire: fp32, "
+             "bf16 or fp16 (half the bytes), fp8 (= fp8_e4m3) or fp8_e5m2 (a "
+             "quarter, one power-of-two scale per bucket agreed by every "
+             "rank); the sums accumulate in f32, the loss goes in fp32"),
+    cl::init("fp32"), cl::cat(cat));
+static cl::opt<double> bucketMb(
+    "bucket-mb",
+    cl::desc("with several ranks: gradients go in buckets of this many MiB "
+             "of f32 values, one collective each (PyTorch DDP's "
+             "bucket_cap_mb); 0: one collective per gradient"),
+    cl::init(25), cl::cat(cat));
+static cl::opt<int64_t> verifyRanks(
+    "verify-ranks",
+    cl::desc("with several ranks: every N steps, check that every rank holds "
+             "the same training state (parameters, optimizer state, FP8 "
+             "scales and histories, loss scale), and stop naming the first "
+             "tensor that differs; 0: never"),
+    cl::init(0), cl::cat(cat));
 static cl::opt<double> commTimeout(
     "comm-timeout",
     cl::desc("with several ranks: end the run when a collective waits longer "
@@ -352,6 +372,26 @@ rt::TrainOptions runOptions() {
   o.printEvery = printEvery;
   o.syntheticExamples = synthExamples;
   return o;
+}
+
+/// "bf16 (2 buckets, 7.11 MiB of f32)": how lpc-data-parallel sends the train
+/// step's gradients.
+std::string bucketSummary(ModuleOp module, StringRef wire) {
+  int64_t buckets = 0, elements = 0;
+  module.walk([&](mlir::lpc::AllReduceOp op) {
+    if (!op->hasAttr("lpc.bucket"))
+      return;
+    ++buckets;
+    elements += op.getInput().getType().getNumElements();
+  });
+  double bytes = double(elements) * 4;
+  std::string size = bytes < 1048576.0
+                         ? llvm::formatv("{0:f1} KiB", bytes / 1024.0).str()
+                         : llvm::formatv("{0:f2} MiB", bytes / 1048576.0).str();
+  return llvm::formatv("{0} ({1} bucket{2}, {3} of f32)",
+                       wire == "fp8" ? "fp8_e4m3" : wire, buckets,
+                       buckets == 1 ? "" : "s", size)
+      .str();
 }
 
 /// What must agree across the ranks of a data-parallel run: the built step
@@ -598,6 +638,21 @@ int runMain(int argc, char **argv) {
                               "models",
                               origin("data-parallel"), ranks));
   const bool parallel = dataParallel || ranks > 1;
+  static const char *const kWires[] = {"fp32", "bf16", "fp16", "fp8",
+                                       "fp8_e4m3", "fp8_e5m2"};
+  if (!llvm::is_contained(kWires, StringRef(commPrecision)))
+    return fail("--comm-precision='" + commPrecision + "'" +
+                origin("comm-precision") +
+                ": must be fp32, bf16, fp16, fp8, fp8_e4m3 or fp8_e5m2");
+  if (verifyRanks < 0)
+    return fail(llvm::formatv("--verify-ranks={0}", verifyRanks.getValue()) +
+                origin("verify-ranks") + ": must be 0 (never) or more");
+  if (!(bucketMb >= 0) || !std::isfinite(bucketMb)) {
+    std::string value;
+    llvm::raw_string_ostream(value) << llvm::format("%g", bucketMb.getValue());
+    return fail("--bucket-mb=" + value + origin("bucket-mb") +
+                ": must be 0 (one collective per gradient) or more");
+  }
   if (parallel && device != "cpu")
     return fail("--data-parallel (and mpirun with several ranks) runs on the "
                 "CPU only so far (--device=cpu)");
@@ -740,6 +795,18 @@ int runMain(int argc, char **argv) {
   topt.lr = lr;
   topt.rank = rank;
   topt.ranks = ranks;
+  topt.verifyRanksEvery = verifyRanks;
+  topt.sameOnAllRanks = [](uint64_t h) {
+    uint64_t root = rt::commBroadcastFromRoot(h);
+    return !rt::commAny(root != h);
+  };
+  topt.commSent = [] {
+    rt::CommTraffic t = rt::commTraffic();
+    uint64_t bytes = 0;
+    for (uint64_t b : t.bytes)
+      bytes += b;
+    return std::pair<uint64_t, uint64_t>{bytes, t.collectives};
+  };
   {
     // Only for the logged lr: read what lpc-autodiff was told.
     llvm::StringRef extra = autodiffExtra;
@@ -773,7 +840,11 @@ int runMain(int argc, char **argv) {
   std::string mpOptions = recipe;
   if (parallel && !StringRef(recipe).contains("reduce-amax"))
     mpOptions = "reduce-amax=true " + mpOptions;
-  std::string pipeline = autodiff + (parallel ? ",lpc-data-parallel" : "") +
+  std::string dataParallelPass =
+      llvm::formatv("lpc-data-parallel{{bucket-mb={0:e16} comm-precision={1}}",
+                    bucketMb.getValue(), commPrecision.getValue())
+          .str();
+  std::string pipeline = autodiff + (parallel ? "," + dataParallelPass : "") +
                          ",lpc-mixed-precision{policy=" + mixedPrecision +
                          " " + mpOptions + "}";
   // The CUDA artifact runs fused attention through cuDNN (bf16/f16, no
@@ -795,7 +866,7 @@ int runMain(int argc, char **argv) {
       return fail("--autodiff='" + autodiffExtra + "'" + origin("autodiff") +
                   " (with --optimizer, --lr): not valid lpc-autodiff options "
                   "(see above; lpc-opt --help lists them)");
-    if (parallel && failed(parsePassPipeline("lpc-data-parallel", pm,
+    if (parallel && failed(parsePassPipeline(dataParallelPass, pm,
                                              llvm::errs())))
       return fail("lpc-data-parallel is not registered");
     if (failed(parsePassPipeline("lpc-mixed-precision{policy=" +
@@ -882,8 +953,9 @@ int runMain(int argc, char **argv) {
   if (rank == 0 && parallel)
     llvm::errs() << llvm::formatv(
         "lpc-run: data parallel over {0} rank{1} (MPI): global batch {2} = "
-        "{0} x {3}; gradients and loss averaged in fp32\n",
-        ranks, ranks == 1 ? "" : "s", modelBatch * ranks, modelBatch);
+        "{0} x {3}; gradients averaged in {4}, loss in fp32\n",
+        ranks, ranks == 1 ? "" : "s", modelBatch * ranks, modelBatch,
+        bucketSummary(*module, commPrecision));
   if (rank == 0)
     llvm::errs() << llvm::formatv(
       "lpc-run: compiled @{0}_train_step and @{0}_eval ({1} precision) in "

@@ -34,6 +34,9 @@ constexpr StringLiteral kNameAttr = "lpc.name";
 constexpr StringLiteral kInputAttr = "lpc.input";
 constexpr StringLiteral kMetricAttr = "lpc.metric";
 constexpr StringLiteral kInitAttr = "lpc.init";
+/// On the lpc.all_reduce of a gradient bucket (lpc-data-parallel): the
+/// bucket's index, in the order the backward fills them.
+constexpr StringLiteral kBucketAttr = "lpc.bucket";
 
 /// Float element type of a ranked tensor value, or null.
 FloatType floatElementType(Value v);

@@ -148,6 +148,17 @@ struct TrainOptions {
   // model's batch). Rank 0 alone prints, evaluates, logs and writes
   // checkpoints and weights.
   int rank = 0, ranks = 1;
+  // What this rank's collectives have sent so far (bytes, collective
+  // count; lpc::rt::commTraffic). The summary reports it per step with
+  // several ranks. Empty: not reported.
+  std::function<std::pair<uint64_t, uint64_t>()> commSent;
+  // Every `verifyRanksEvery` steps (0: never), each rank hashes its whole
+  // training state (parameters, optimizer state, FP8 scales and histories,
+  // loss scale, step) and `sameOnAllRanks` (a collective: true when every
+  // rank passed the same value) compares it with the others'; a difference
+  // ends the run naming the step and the first tensor that differs.
+  int64_t verifyRanksEvery = 0;
+  std::function<bool(uint64_t)> sameOnAllRanks;
 };
 
 class Trainer {

@@ -3,6 +3,8 @@ the tensors of their --save-weights files (safetensors, read without numpy).
 
   compare_runs.py A.jsonl B.jsonl A.safetensors B.safetensors [--tol=1e-6]
                   [--loss-tol=T]  (the losses' own tolerance; default --tol)
+                  [--resumed]     (B resumed A's run from a checkpoint: only
+                                   the steps B logged are compared)
 
 Differences are relative: |a - b| / max(|a|, tiny) for each loss, and
 max |a - b| / max |a| over the elements of each tensor. Prints one line per
@@ -43,6 +45,7 @@ def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     tol = 1e-6
     loss_tol = None
+    resumed = "--resumed" in sys.argv[1:]
     for a in sys.argv[1:]:
         if a.startswith("--tol="):
             tol = float(a[6:])
@@ -53,6 +56,9 @@ def main():
     la, lb, wa, wb = args
     ok = True
     a, b = losses(la), losses(lb)
+    if resumed:
+        logged = {s for s, _ in b}
+        a = [(s, x) for s, x in a if s in logged]
     if [s for s, _ in a] != [s for s, _ in b] or not a:
         print("steps differ: %d and %d logged" % (len(a), len(b)))
         return 1
