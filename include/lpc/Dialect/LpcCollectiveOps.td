@@ -73,7 +73,7 @@ def Lpc_AllReduceOp : Lpc_Op<"all_reduce", [Pure, KeepFP32Precision]> {
     // %g: tensor<4x8xf32>
     %m = lpc.all_reduce %g mean : tensor<4x8xf32> -> tensor<4x8xf32>
     %bad = lpc.all_reduce %g any_nonfinite : tensor<4x8xf32> -> tensor<i1>
-    // a bucket of gradients, sent as BF16
+    // %bucket: tensor<1024xf32> (a bucket of gradients, sent as BF16)
     %b = lpc.all_reduce %bucket mean {comm_precision = #lpc.precision<bf16>}
         : tensor<1024xf32> -> tensor<1024xf32>
     ```
