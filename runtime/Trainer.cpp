@@ -7,6 +7,8 @@
 #include "lpc/Runtime/Metrics.h"
 #include "lpc/Runtime/Safetensors.h"
 
+#include "Position.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -141,25 +143,14 @@ struct Trainer::Impl {
   /// (the same answer on every rank: each comparison is a collective, in
   /// the same order everywhere).
   std::string rankDifference() {
-    auto hashOf = [](const std::vector<uint8_t> &bytes, uint64_t h) {
-      size_t i = 0;
-      for (; i + 8 <= bytes.size(); i += 8) {
-        uint64_t w;
-        std::memcpy(&w, bytes.data() + i, 8);
-        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-        h ^= h >> 29;
-      }
-      for (; i < bytes.size(); ++i)
-        h = (h ^ bytes[i]) * 0x100000001b3ull;
-      return h ^ bytes.size();
-    };
-    uint64_t all = 0x84222325cbf29ce4ull;
+    uint64_t all = detail::kFnv1aOffset;
     for (auto &[key, bytes] : state)
-      all = hashOf(bytes, all);
+      all = detail::fnv1a(all, bytes.data(), bytes.size());
     if (opt.sameOnAllRanks(all))
       return "";
     for (auto &[key, bytes] : state)
-      if (!opt.sameOnAllRanks(hashOf(bytes, 0x84222325cbf29ce4ull)))
+      if (!opt.sameOnAllRanks(
+              detail::fnv1a(detail::kFnv1aOffset, bytes.data(), bytes.size())))
         return key;
     return "the set of state tensors";
   }

@@ -376,20 +376,21 @@ rt::TrainOptions runOptions() {
 
 /// "bf16 (2 buckets, 7.11 MiB of f32)": how lpc-data-parallel sends the train
 /// step's gradients.
-std::string bucketSummary(ModuleOp module, StringRef wire) {
+std::string bucketSummary(ModuleOp module) {
   int64_t buckets = 0, elements = 0;
+  std::string wire = "fp32";
   module.walk([&](mlir::lpc::AllReduceOp op) {
     if (!op->hasAttr("lpc.bucket"))
       return;
     ++buckets;
     elements += op.getInput().getType().getNumElements();
+    wire = mlir::lpc::stringifyPrecision(op.getCommPrecision()).str();
   });
   double bytes = double(elements) * 4;
   std::string size = bytes < 1048576.0
                          ? llvm::formatv("{0:f1} KiB", bytes / 1024.0).str()
                          : llvm::formatv("{0:f2} MiB", bytes / 1048576.0).str();
-  return llvm::formatv("{0} ({1} bucket{2}, {3} of f32)",
-                       wire == "fp8" ? "fp8_e4m3" : wire, buckets,
+  return llvm::formatv("{0} ({1} bucket{2}, {3} of f32)", wire, buckets,
                        buckets == 1 ? "" : "s", size)
       .str();
 }
@@ -955,7 +956,7 @@ int runMain(int argc, char **argv) {
         "lpc-run: data parallel over {0} rank{1} (MPI): global batch {2} = "
         "{0} x {3}; gradients averaged in {4}, loss in fp32\n",
         ranks, ranks == 1 ? "" : "s", modelBatch * ranks, modelBatch,
-        bucketSummary(*module, commPrecision));
+        bucketSummary(*module));
   if (rank == 0)
     llvm::errs() << llvm::formatv(
       "lpc-run: compiled @{0}_train_step and @{0}_eval ({1} precision) in "
