@@ -51,6 +51,10 @@ LogicalResult Evaluator::define(Value result, Tensor t, bool saturate) {
                               "shape "
                            << typeString(t) << " for result type " << type;
   t.dtype = *dtype;
+  if (isFloat(t.dtype) && !opts.roundResults) {
+    values[result] = std::move(t);
+    return success();
+  }
   if (t.dtype != DType::f32 || opts.roundF32)
     for (double &x : t.data)
       x = roundToFormat(x, t.dtype, saturate);

@@ -4,11 +4,14 @@
 // (--lpc-autodiff plus an optional precision pipeline), compiles it with the
 // CPU codegen pipeline into native code (ORC JIT, in process),
 // runs a few steps on the model's initial parameters and random data, and
-// compares every result of every step with the reference evaluator.
+// compares every result of every step with the reference evaluator; or,
+// with --op-check, checks every op of the compiled step on its own
+// (lpc/Backend/OpCheck.h), which tells a rounding flip from a bug.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lpc/Backend/CPUBackend.h"
+#include "lpc/Backend/OpCheck.h"
 #include "lpc/Conversion/Passes.h"
 #include "lpc/Dialect/LpcDialect.h"
 #include "lpc/Dialect/LpcOps.h"
@@ -101,6 +104,27 @@ static llvm::cl::opt<bool> gpuSizes(
                    "embedding gradient at the GPU pipeline's sizes instead "
                    "of down to the smallest (for models of realistic size)"),
     llvm::cl::init(false));
+static llvm::cl::opt<bool> opCheck(
+    llvm::cl::cat(toolOptions), "op-check",
+    llvm::cl::desc("instead of comparing the step's results, compare every "
+                   "op of the compiled step with the reference evaluator run "
+                   "on the compiled values of its operands: each element "
+                   "within half a spacing of its format of the exact value, "
+                   "plus --op-check-slack (tells a rounding that flips with "
+                   "the summation order from a bug)"),
+    llvm::cl::init(false));
+static llvm::cl::opt<double> opCheckSlack(
+    llvm::cl::cat(toolOptions), "op-check-slack",
+    llvm::cl::desc("error allowed beyond half a spacing, relative to the "
+                   "largest exact value of the result (the f32 arithmetic "
+                   "before a rounding)"),
+    llvm::cl::init(cpu::OpCheckOptions().slack));
+static llvm::cl::opt<bool> opCheckPlant(
+    llvm::cl::cat(toolOptions), "op-check-plant-truncation",
+    llvm::cl::desc("test of --op-check itself: check the exact values "
+                   "truncated toward zero in place of the compiled bf16/f16/"
+                   "fp8 results (must fail)"),
+    llvm::cl::init(false), llvm::cl::Hidden);
 static llvm::cl::opt<bool> printLLVM(
     llvm::cl::cat(toolOptions), "print-llvm-dialect", llvm::cl::desc("print the module before the JIT"),
     llvm::cl::init(false));
@@ -252,16 +276,42 @@ int main(int argc, char **argv) {
   copts.gpuSizes = gpuSizes;
   if (printLLVM)
     copts.printLLVMDialect = &llvm::outs();
-  auto compiled = cpu::CompiledFunction::compile(*module, stepName, copts);
-  if (!compiled)
-    return fail(llvm::toString(compiled.takeError()));
-  llvm::outs() << llvm::formatv("compiled @{0} in {1:f2} s{2}\n", stepName,
-                                (*compiled)->compileSeconds(),
-                                (*compiled)->cached() ? " (cached)" : "");
+  if (opCheck && (exact || profileTop > 0 || !check))
+    return fail("--op-check checks on its own: it takes no --exact, "
+                "--profile or --check=false");
+  if (!(opCheckSlack >= 0))
+    return fail("--op-check-slack must be >= 0");
+  std::unique_ptr<cpu::OpChecker> checker;
+  std::unique_ptr<cpu::CompiledFunction> plain;
+  if (opCheck) {
+    auto c = cpu::OpChecker::compile(*module, stepName, copts);
+    if (!c)
+      return fail(llvm::toString(c.takeError()));
+    checker = std::move(*c);
+  } else {
+    auto c = cpu::CompiledFunction::compile(*module, stepName, copts);
+    if (!c)
+      return fail(llvm::toString(c.takeError()));
+    plain = std::move(*c);
+  }
+  const cpu::CompiledFunction &code = checker ? checker->compiled() : *plain;
+  llvm::outs() << llvm::formatv("compiled @{0} in {1:f2} s{2}{3}\n", stepName,
+                                code.compileSeconds(),
+                                code.cached() ? " (cached)" : "",
+                                checker ? llvm::formatv(", every op's results "
+                                                        "returned ({0} values)",
+                                                        checker->numProbes())
+                                              .str()
+                                        : "");
+  cpu::OpCheckOptions checkOpts;
+  checkOpts.slack = opCheckSlack;
+  checkOpts.plantTruncation = opCheckPlant;
+  if (opCheckPlant && !opCheck)
+    return fail("--op-check-plant-truncation needs --op-check");
 
   unsigned nArgs = step.getNumArguments(), nRes = step.getNumResults();
-  const auto &argSlots = (*compiled)->args();
-  const auto &resSlots = (*compiled)->results();
+  const auto &argSlots = code.args();
+  const auto &resSlots = code.results();
   std::vector<std::vector<uint8_t>> in(nArgs), out(nRes);
   bool ok = true;
   for (unsigned s = 0; s < steps; ++s) {
@@ -276,15 +326,23 @@ int main(int argc, char **argv) {
       out[r].assign(resSlots[r].byteSize() + 1, 0);
       resPtrs.push_back(out[r].data());
     }
+    std::vector<ref::Tensor> results;
+    std::optional<cpu::OpCheckResult> opResult;
     auto r0 = std::chrono::steady_clock::now();
-    if (llvm::Error e = (*compiled)->run(argPtrs, resPtrs))
-      return fail("run: " + llvm::toString(std::move(e)));
+    if (checker) {
+      auto c = checker->run(args, s, checkOpts, results);
+      if (!c)
+        return fail("run: " + llvm::toString(c.takeError()));
+      opResult = std::move(*c);
+    } else {
+      if (llvm::Error e = plain->run(argPtrs, resPtrs))
+        return fail("run: " + llvm::toString(std::move(e)));
+      for (unsigned r = 0; r < nRes; ++r)
+        results.push_back(cpu::unpackTensor(resSlots[r], out[r].data()));
+    }
     double secs = std::chrono::duration<double>(
                       std::chrono::steady_clock::now() - r0)
                       .count();
-    std::vector<ref::Tensor> results;
-    for (unsigned r = 0; r < nRes; ++r)
-      results.push_back(cpu::unpackTensor(resSlots[r], out[r].data()));
     double loss = 0;
     for (unsigned r = 0; r < nRes; ++r)
       if (auto m = step.getResultAttrOfType<StringAttr>(r, "lpc.metric");
@@ -295,7 +353,23 @@ int main(int argc, char **argv) {
                                     loss, secs);
     else
       llvm::outs() << llvm::formatv("ran @{0} in {1:f6} s\n", stepName, secs);
-    if (check) {
+    if (opResult) {
+      const cpu::OpCheckResult &c = *opResult;
+      llvm::outs() << llvm::formatv(
+          "  op check: {0} ops, {1} elements ({2} in bf16/f16/fp8): {3} "
+          "roundings flipped in {4} ops, worst {5:f3} spacings; worst error "
+          "beyond half a spacing {6:e2} of max|exact| (slack {7:e1}){8}\n",
+          c.ops, c.elements, c.lowElements, c.flips, c.opsWithFlips,
+          c.worstSpacings, c.worstExcess, checkOpts.slack,
+          c.worstExcessAt.empty() ? "" : ", at " + c.worstExcessAt);
+      for (const std::string &f : c.failures)
+        llvm::outs() << "  WRONG " << f << "\n";
+      if (c.wrong > static_cast<int64_t>(c.failures.size()))
+        llvm::outs() << llvm::formatv("  ... {0} more wrong results\n",
+                                      c.wrong - c.failures.size());
+      if (c.wrong)
+        ok = false;
+    } else if (check) {
       ref::EvalOptions eo;
       eo.step = s;
       auto expect = ref::evaluate(step, args, {}, eo);
@@ -365,8 +439,13 @@ int main(int argc, char **argv) {
     }
   }
   if (profileTop > 0)
-    printProfile((*compiled)->profile(), profileTop);
-  if (check)
+    printProfile(code.profile(), profileTop);
+  if (checker)
+    llvm::outs() << (ok ? "every op matches the reference evaluator within "
+                          "half a spacing and the slack\n"
+                        : "FAIL: some op's results differ from the reference "
+                          "evaluator\n");
+  else if (check)
     llvm::outs() << (ok ? "all results match the reference evaluator\n"
                         : "FAIL: results differ from the reference evaluator\n");
   return ok ? 0 : 1;

@@ -106,6 +106,11 @@ struct EvalOptions {
   /// false: compute f32 tensors in double without rounding (for
   /// finite-difference gradient checks).
   bool roundF32 = true;
+  /// false: leave every float result unrounded, the exact value that the op
+  /// would round once to its element type (values outside the format's range
+  /// stay out of it). The op-by-op check of compiled code measures a
+  /// compiled rounding against it (lpc/Backend/OpCheck.h).
+  bool roundResults = true;
   /// Training step, mixed into dropout's RNG.
   uint64_t step = 0;
 };
