@@ -65,7 +65,7 @@ static const char *kToLLVM =
     "expand-strided-metadata,lower-affine,"
     "finalize-memref-to-llvm{use-aligned-alloc},"
     // LLVM intrinsics first (sqrt, fma, floor, ...: they vectorize), libm
-    // for what is left (scalar powf of the optimizer's bias correction).
+    // for what is left (powf of lpc.pow).
     "convert-math-to-llvm,"
     "convert-math-to-libm,"
     "convert-arith-to-llvm,"

@@ -438,10 +438,15 @@ struct LowerAdamW : OpRewritePattern<AdamWOp> {
           Value s = addf(b, l, mulf(b, l, f32Const(b, l, b2), v[3]),
                          mulf(b, l, f32Const(b, l, 1.0 - b2),
                               mulf(b, l, v[1], v[1])));
-          Value bc1 = subf(b, l, one,
-                           math::PowFOp::create(b, l, f32Const(b, l, b1), step));
-          Value bc2 = subf(b, l, one,
-                           math::PowFOp::create(b, l, f32Const(b, l, b2), step));
+          // 1 - beta^t as -expm1(t ln beta), ln beta taken in double: 1 -
+          // powf(f32(beta), t) cancels, and f32(0.999) alone puts 1.3e-5
+          // into the second correction, hence into every update (found by
+          // lpc-jit --op-check).
+          auto biasCorrection = [&](double beta) -> Value {
+            Value x = mulf(b, l, step, f32Const(b, l, std::log(beta)));
+            return arith::NegFOp::create(b, l, math::ExpM1Op::create(b, l, x));
+          };
+          Value bc1 = biasCorrection(b1), bc2 = biasCorrection(b2);
           Value denom = addf(b, l, math::SqrtOp::create(b, l, divf(b, l, s, bc2)),
                              f32Const(b, l, eps));
           Value upd = divf(b, l, divf(b, l, m, bc1), denom);
