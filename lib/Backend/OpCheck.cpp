@@ -27,30 +27,6 @@ namespace ref = mlir::lpc::ref;
 
 namespace {
 
-/// Distance between neighbours of format `t` in the binade of `x` (the
-/// subnormal spacing below the smallest normal).
-double spacing(double x, ref::DType t) {
-  int precision = 24, minExp = -126; // f32
-  switch (t) {
-  case ref::DType::bf16:
-    precision = 8, minExp = -126;
-    break;
-  case ref::DType::f16:
-    precision = 11, minExp = -14;
-    break;
-  case ref::DType::f8e4m3:
-    precision = 4, minExp = -6;
-    break;
-  case ref::DType::f8e5m2:
-    precision = 3, minExp = -14;
-    break;
-  default:
-    break;
-  }
-  int e = x != 0 ? std::ilogb(x) : minExp;
-  return std::ldexp(1.0, std::max(e, minExp) - (precision - 1));
-}
-
 bool isLowPrecision(ref::DType t) {
   return ref::isFloat(t) && t != ref::DType::f32;
 }
@@ -82,7 +58,7 @@ ref::Tensor truncated(const ref::Tensor &x) {
       continue;
     double r = ref::roundToFormat(v, t.dtype, /*saturate=*/true);
     if (std::fabs(r) > std::fabs(v))
-      r -= std::copysign(spacing(v, t.dtype), v);
+      r -= std::copysign(ref::spacing(v, t.dtype), v);
     v = r;
   }
   return t;
@@ -131,7 +107,7 @@ std::optional<std::string> compareResult(const ref::Tensor &c,
         worstWrong = INFINITY, worstAt = i;
       continue;
     }
-    double sp = spacing(xi, e.dtype), dev = std::fabs(ci - xi);
+    double sp = ref::spacing(xi, e.dtype), dev = std::fabs(ci - xi);
     if (low)
       out.worstSpacings = std::max(out.worstSpacings, dev / sp);
     if (same)
@@ -157,7 +133,7 @@ std::optional<std::string> compareResult(const ref::Tensor &c,
   if (std::isfinite(worstWrong))
     what += llvm::formatv(", off by {0:f2} spacings of {1}: {2:e2} of "
                           "max|exact| beyond half a spacing (slack {3:e1})",
-                          std::fabs(ci - xi) / spacing(xi, e.dtype),
+                          std::fabs(ci - xi) / ref::spacing(xi, e.dtype),
                           ref::dtypeName(e.dtype), worstWrong, opts.slack)
                 .str();
   return what;

@@ -15,6 +15,7 @@
 #include "llvm/ADT/APInt.h"
 #include "llvm/Support/ErrorHandling.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -141,6 +142,14 @@ static double toDouble(llvm::APFloat f) {
 
 double mlir::lpc::ref::maxFinite(DType t) {
   return toDouble(llvm::APFloat::getLargest(semanticsOf(t)));
+}
+
+double mlir::lpc::ref::spacing(double v, DType t) {
+  const llvm::fltSemantics &sem = semanticsOf(t);
+  int minExp = llvm::APFloat::semanticsMinExponent(sem);
+  int precision = static_cast<int>(llvm::APFloat::semanticsPrecision(sem));
+  int e = v != 0 && std::isfinite(v) ? std::ilogb(v) : minExp;
+  return std::ldexp(1.0, std::max(e, minExp) - (precision - 1));
 }
 
 /// `v` in the float format `t`, rounded to nearest even, with saturation as

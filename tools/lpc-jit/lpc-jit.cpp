@@ -315,26 +315,29 @@ int main(int argc, char **argv) {
   std::vector<std::vector<uint8_t>> in(nArgs), out(nRes);
   bool ok = true;
   for (unsigned s = 0; s < steps; ++s) {
-    std::vector<const void *> argPtrs;
-    std::vector<void *> resPtrs;
-    for (unsigned i = 0; i < nArgs; ++i) {
-      in[i].assign(argSlots[i].byteSize() + 1, 0);
-      cpu::packTensor(args[i], in[i].data());
-      argPtrs.push_back(in[i].data());
-    }
-    for (unsigned r = 0; r < nRes; ++r) {
-      out[r].assign(resSlots[r].byteSize() + 1, 0);
-      resPtrs.push_back(out[r].data());
-    }
     std::vector<ref::Tensor> results;
     std::optional<cpu::OpCheckResult> opResult;
-    auto r0 = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point r0;
     if (checker) {
+      // The checker packs and unpacks its own (larger) set of buffers.
+      r0 = std::chrono::steady_clock::now();
       auto c = checker->run(args, s, checkOpts, results);
       if (!c)
         return fail("run: " + llvm::toString(c.takeError()));
       opResult = std::move(*c);
     } else {
+      std::vector<const void *> argPtrs;
+      std::vector<void *> resPtrs;
+      for (unsigned i = 0; i < nArgs; ++i) {
+        in[i].assign(argSlots[i].byteSize() + 1, 0);
+        cpu::packTensor(args[i], in[i].data());
+        argPtrs.push_back(in[i].data());
+      }
+      for (unsigned r = 0; r < nRes; ++r) {
+        out[r].assign(resSlots[r].byteSize() + 1, 0);
+        resPtrs.push_back(out[r].data());
+      }
+      r0 = std::chrono::steady_clock::now();
       if (llvm::Error e = plain->run(argPtrs, resPtrs))
         return fail("run: " + llvm::toString(std::move(e)));
       for (unsigned r = 0; r < nRes; ++r)

@@ -81,6 +81,10 @@ double roundToFormat(double v, DType t, bool saturate = false);
 /// Integers: two's complement in bitWidth(t) bits.
 uint64_t toBits(double v, DType t, bool saturate = false);
 double fromBits(uint64_t bits, DType t);
+/// Distance between neighbours of the float format `t` in the binade of
+/// `v` (the subnormal spacing below the smallest normal; 2^-7 at 1.0 in
+/// bf16).
+double spacing(double v, DType t);
 
 //===----------------------------------------------------------------------===//
 // Tensors
