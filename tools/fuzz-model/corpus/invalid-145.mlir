@@ -1,0 +1,5 @@
+func.func @sgd_weight_decay_nan(%p: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error @+1 {{'lpc.sgd' op weight_decay must be >= 0}}
+  %0:2 = lpc.sgd %p, %p, %p lr(%lr) {weight_decay = 0x7FF8000000000000 : f64} : tensor<4xf32>
+  return
+}

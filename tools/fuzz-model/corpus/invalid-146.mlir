@@ -1,0 +1,5 @@
+func.func @sgd_nesterov_no_momentum(%p: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error @+1 {{'lpc.sgd' op nesterov momentum needs momentum > 0 and zero dampening}}
+  %0:2 = lpc.sgd %p, %p, %p lr(%lr) {nesterov} : tensor<4xf32>
+  return
+}
