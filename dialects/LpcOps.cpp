@@ -562,7 +562,9 @@ inferSliceShape(std::optional<Location> loc, StringRef opName,
       return emitOptionalError(loc, "'", opName, "' op dimension ", i,
                                ": need 0 <= start <= limit <= ", size,
                                ", got [", start[i], ", ", limit[i], ")");
-    shape.push_back((limit[i] - start[i] + step[i] - 1) / step[i]);
+    // ceil((limit - start) / step), without overflow for any step.
+    int64_t n = limit[i] - start[i];
+    shape.push_back(n == 0 ? 0 : (n - 1) / step[i] + 1);
   }
   return shape;
 }

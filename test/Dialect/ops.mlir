@@ -295,6 +295,10 @@ func.func @movement(%x: tensor<8xf32>, %m: tensor<4x1xbf16>, %t: tensor<2x3x4xf1
   %6 = lpc.slice %t start = [0, 1, 0] limit = [2, 3, 4] step = [1, 1, 2] : tensor<2x3x4xf16> -> tensor<2x2x2xf16>
   // CHECK-NEXT: %[[R7:.*]] = lpc.slice %[[I]] start = [1] limit = [6] step = [2] : tensor<6xi32> -> tensor<3xi32>{{$}}
   %7 = lpc.slice %i start = [1] limit = [6] step = [2] : tensor<6xi32> -> tensor<3xi32>
+  // A step past the extent (here the largest i64) keeps one element (the
+  // shape is inferred without overflow; found by fuzz-model).
+  // CHECK-NEXT: %{{.*}} = lpc.slice %[[I]] start = [1] limit = [6] step = [9223372036854775807] : tensor<6xi32> -> tensor<1xi32>{{$}}
+  %big = lpc.slice %i start = [1] limit = [6] step = [9223372036854775807] : tensor<6xi32> -> tensor<1xi32>
   // CHECK-NEXT: %[[R8:.*]] = lpc.concat %[[T]], %[[T]] axis = 1 : tensor<2x3x4xf16>, tensor<2x3x4xf16> -> tensor<2x6x4xf16>{{$}}
   %8 = lpc.concat %t, %t axis = 1 : tensor<2x3x4xf16>, tensor<2x3x4xf16> -> tensor<2x6x4xf16>
   // CHECK-NEXT: %[[R9:.*]] = lpc.concat %[[I]], %[[I]], %[[I]] axis = -1 : tensor<6xi32>, tensor<6xi32>, tensor<6xi32> -> tensor<18xi32>{{$}}
