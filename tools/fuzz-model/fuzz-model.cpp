@@ -175,9 +175,11 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer reads the byte after the text (tools parse files that
+  // MemoryBuffer ends with a NUL): a copy ends with one.
+  std::string input(reinterpret_cast<const char *>(data), size);
   llvm::StringRef body;
-  unsigned config = splitConfig(text, body);
+  unsigned config = splitConfig(input, body);
 
   DialectRegistry registry;
   registerDialects(registry);
@@ -481,9 +483,9 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size,
   if (m.chance(4))
     return LLVMFuzzerMutate(data, size, maxSize);
 
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  std::string input(reinterpret_cast<const char *>(data), size); // NUL-ended
   llvm::StringRef body;
-  unsigned config = splitConfig(text, body);
+  unsigned config = splitConfig(input, body);
   DialectRegistry registry;
   registerDialects(registry);
   MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
