@@ -107,9 +107,10 @@ for name, script in (("%lpc-plot", "lpc_plot.py"), ("%lpc-compare", "lpc_compare
     config.substitutions.append((name, '"%s" "%s"' % (
         lpc_python, os.path.join(config.lpc_src_root, "tools", "lpc-plot", script))))
 
-# The runtime's libFuzzer targets (scripts/lpc-fuzz.sh) need clang with
-# compiler-rt's libFuzzer; tests of them say `REQUIRES: libfuzzer`.
-clangxx = shutil.which("clang++")
+# The libFuzzer targets (scripts/lpc-fuzz.sh: the runtime's readers and
+# fuzz-model) need clang 22 (that of Debian's MLIR 22) with compiler-rt's
+# libFuzzer; tests of them say `REQUIRES: libfuzzer`.
+clangxx = shutil.which("clang++-22")
 if clangxx:
     try:
         lib = subprocess.run([clangxx, "-print-file-name=libclang_rt.fuzzer-x86_64.a"],

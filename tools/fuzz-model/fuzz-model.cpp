@@ -215,6 +215,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
 
   ++Outcomes::get().compiled;
+  // LPC_FUZZ_PLANTED_BUG=1: a false claim the fuzzer must refute
+  // (test/fuzz/model-fuzzer.test): no seed picks the last pipeline, so only
+  // a mutant that does and still compiles breaks it.
+  static const bool planted = std::getenv("LPC_FUZZ_PLANTED_BUG") != nullptr;
+  LPC_FUZZ_CHECK(!planted || config != kNumPipelines - 1,
+                 "planted: pipeline %u compiled", config);
   // What the passes made prints and parses back, except where MLIR itself
   // cannot: its verifiers accept a symbol named "" (generic form,
   // sym_name = ""), which the printer writes as an unparsable
