@@ -180,8 +180,9 @@ LogicalResult LpcLossScalingPass::scaleFunction(func::FuncOp fn) {
     return optimizers.front()->emitError()
            << "lpc-loss-scaling: @" << fn.getSymName()
            << " updates parameters (" << optimizers.front()->getName()
-           << ") but has no backward seed (lpc.grad_seed, made by "
-              "lpc-autodiff): its gradients cannot be scaled";
+           << ") but has no backward pass to scale (no lpc.grad_seed); "
+              "lpc-autodiff builds none when the loss depends on no "
+              "parameter";
   if (seeds.size() > 1)
     return seeds[1].emitError()
            << "lpc-loss-scaling: @" << fn.getSymName()

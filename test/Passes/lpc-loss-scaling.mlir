@@ -297,7 +297,7 @@ func.func @ridge_grad(%arg0: tensor<8xf32> {lpc.name = "w", lpc.state = "param"}
 
 // Already loss-scaled, and the seed's mark was lost since (merged with an
 // equal constant by -canonicalize): left unchanged, in every mode, without
-// the "no backward seed" error.
+// the "no backward pass to scale" error.
 
 // DYN-LABEL: func.func @scaled_ridge_train_step(
 // DYN-SAME: %arg3: tensor<f32> {lpc.init = 6.553600e+04 : f64, lpc.state = "loss_scale"}, %arg4: tensor<i64> {lpc.state = "loss_scale_growth_tracker"}) ->
