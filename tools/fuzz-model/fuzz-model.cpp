@@ -13,7 +13,7 @@
 //    input chooses: `loc(unknown)` is valid, so a location is not checked);
 //  - every pass leaves IR that verifies (checked after each pass, naming the
 //    pass that broke it);
-//  - what the passes produce prints and parses back.
+//  - what the passes produce prints and parses back to the same text.
 //
 // The custom mutator edits models the way a hand-edited or generated model
 // goes wrong (an operand or a type changed, an attribute out of range or of
@@ -244,6 +244,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       parseSourceString<ModuleOp>(printed, ParserConfig(&ctx));
   LPC_FUZZ_CHECK(again && counter.errors == before,
                  "pipeline %u: the output does not parse back", config);
+  // ... to the same module: a custom printer that drops or changes what its
+  // parser needs (an attribute elided as if default) shows here.
+  std::string reprinted;
+  {
+    llvm::raw_string_ostream os(reprinted);
+    again->print(os);
+  }
+  if (reprinted != printed) {
+    size_t at = 0;
+    while (at < printed.size() && at < reprinted.size() &&
+           printed[at] == reprinted[at])
+      ++at;
+    size_t line = printed.rfind('\n', at);
+    line = line == std::string::npos ? 0 : line + 1;
+    std::fprintf(stderr, "printed:   %s\nreprinted: %s\n",
+                 printed.substr(line, 300).c_str(),
+                 reprinted.substr(line, 300).c_str());
+  }
+  LPC_FUZZ_CHECK(reprinted == printed,
+                 "pipeline %u: printing the parsed output changes it", config);
   return 0;
 }
 
