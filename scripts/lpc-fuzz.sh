@@ -31,7 +31,7 @@ for a in "$@"; do
     --seconds=*) SECONDS_LIMIT="${a#--seconds=}"; RUNS=-1 ;;
     --seed=*) SEED="${a#--seed=}" ;;
     --build-dir=*) BUILD="${a#--build-dir=}" ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     -*) echo "lpc fuzz: error: unknown option '$a' (see --help)" >&2; exit 1 ;;
     *) TARGETS+=("$a") ;;
   esac
