@@ -48,6 +48,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -102,13 +103,15 @@ constexpr unsigned kNumPipelines = sizeof(kPipelines) / sizeof(kPipelines[0]);
 
 constexpr llvm::StringLiteral kConfigPrefix = "// config: ";
 
-/// Splits `// config: N` off the text; a missing or bad line picks 0.
+/// Splits `// config: N` off the text; a missing or bad line picks 0. The
+/// body stays inside `text` (even when empty), so it keeps its NUL.
 unsigned splitConfig(llvm::StringRef text, llvm::StringRef &body) {
   body = text;
   if (!text.starts_with(kConfigPrefix))
     return 0;
-  auto [line, rest] = text.split('\n');
-  body = rest;
+  size_t eol = std::min(text.find('\n'), text.size());
+  llvm::StringRef line = text.take_front(eol);
+  body = text.drop_front(std::min(eol + 1, text.size()));
   unsigned n = 0;
   if (line.drop_front(kConfigPrefix.size()).trim().getAsInteger(10, n))
     return 0;
