@@ -1,6 +1,7 @@
-//===- CollectiveBufferization.cpp - lpc.all_reduce becomes a runtime call ===//
+//===- CollectiveBufferization.cpp - collectives become runtime calls -----===//
 //
-// lpc.all_reduce has no loop nest: it is a collective of the runtime
+// lpc.all_reduce, lpc.reduce_scatter and lpc.all_gather have no loop nest:
+// they are collectives of the runtime
 // (runtime/comm, MPI). lpc-to-linalg leaves it and one-shot-bufferize turns
 // it into a call through this model: the input read where it is (copied to
 // a row-major buffer first when its layout is strided), the result in a new
@@ -12,6 +13,10 @@
 //                                                  value: fp32 = 0, fp16 = 1,
 //                                                  bf16 = 2, e4m3 = 3, e5m2 = 4)
 //   lpc_rt_all_reduce_any_nonfinite_f32(in, flag) flag: memref<i1>
+//   lpc_rt_reduce_scatter_f32(in, out, kind, wire, ranks)
+//   lpc_rt_all_gather_f32(in, out, wire, ranks)     ranks: the op's `ranks`,
+//                                                  which the runtime checks
+//                                                  against the run's
 //
 // The entry points copy (or test) the input when the process is one rank.
 //
@@ -27,6 +32,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
+
+#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::lpc;
@@ -84,8 +91,44 @@ struct AllReduceModel : ReadOnlyCallModel<AllReduceModel, AllReduceOp> {
   }
 };
 
+/// lpc.reduce_scatter and lpc.all_gather: the input read in place, the
+/// result a new buffer, both flat; then the kind (reduce_scatter only), the
+/// wire format and the rank count the step was built for.
+template <typename OpT>
+struct ShardingModel : ReadOnlyCallModel<ShardingModel<OpT>, OpT> {
+  LogicalResult bufferize(Operation *op, RewriterBase &b,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto c = cast<OpT>(op);
+    Location loc = op->getLoc();
+    b.setInsertionPoint(op);
+    FailureOr<Value> in = getBuffer(b, c.getInput(), options, state);
+    if (failed(in))
+      return failure();
+    Value out = newRowMajorBuffer(b, loc, c.getResult().getType());
+    SmallVector<Value, 5> args{flatView(b, loc, *in), flatView(b, loc, out)};
+    auto i64 = [&](int64_t v) -> Value {
+      return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+    };
+    StringRef entry = "lpc_rt_all_gather_f32";
+    if constexpr (std::is_same_v<OpT, ReduceScatterOp>) {
+      entry = "lpc_rt_reduce_scatter_f32";
+      args.push_back(i64(c.getKind() == AllReduceKind::sum    ? 0
+                         : c.getKind() == AllReduceKind::mean ? 1
+                                                              : 2));
+    }
+    args.push_back(i64(int64_t(c.getCommPrecision())));
+    args.push_back(i64(c.getRanks()));
+    callRuntimeEntry(b, op, entry, args);
+    replaceOpWithBufferizedValues(b, op, out);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::lpc::attachCollectiveBufferization(MLIRContext *ctx) {
   AllReduceOp::attachInterface<AllReduceModel>(*ctx);
+  ReduceScatterOp::attachInterface<ShardingModel<ReduceScatterOp>>(*ctx);
+  AllGatherOp::attachInterface<ShardingModel<AllGatherOp>>(*ctx);
 }

@@ -944,5 +944,55 @@ LogicalResult AllReduceOp::verify() {
   return success();
 }
 
+/// The shape rule both sharding collectives share: `whole` is `ranks` times
+/// `part` along dimension 0, every other dimension equal. Written with a
+/// division so that a huge `ranks` cannot overflow.
+static LogicalResult verifyRankBlocks(Operation *op, RankedTensorType whole,
+                                      RankedTensorType part, int64_t ranks,
+                                      StringRef wholeName,
+                                      StringRef partName) {
+  if (whole.getRank() == 0)
+    return op->emitOpError() << "needs a " << wholeName
+                             << " of rank >= 1 (its dimension 0 is split "
+                                "between the ranks), got "
+                             << whole;
+  if (part.getRank() != whole.getRank())
+    return op->emitOpError() << "the " << partName << " " << part
+                             << " must have the rank of the " << wholeName
+                             << " " << whole;
+  for (int64_t d = 1; d < whole.getRank(); ++d)
+    if (whole.getDimSize(d) != part.getDimSize(d))
+      return op->emitOpError() << "the " << partName << " " << part
+                               << " must match the " << wholeName << " "
+                               << whole << " in dimension " << d;
+  int64_t w = whole.getDimSize(0), p = part.getDimSize(0);
+  if (ShapedType::isDynamic(w) || ShapedType::isDynamic(p) || w % ranks != 0 ||
+      w / ranks != p)
+    return op->emitOpError()
+           << "dimension 0 of the " << wholeName << " (" << w << ") must be "
+           << ranks << " (ranks) times that of the " << partName << " (" << p
+           << ")";
+  return success();
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  if (getKind() == AllReduceKind::any_nonfinite)
+    return emitOpError() << "kind must be sum, mean or max (any_nonfinite is "
+                            "lpc.all_reduce's)";
+  if (getCommPrecision() != Precision::fp32 &&
+      getKind() != AllReduceKind::mean)
+    return emitOpError() << "comm_precision "
+                         << stringifyPrecision(getCommPrecision()) << " needs "
+                         << "kind mean (" << stringifyAllReduceKind(getKind())
+                         << " communicates in fp32 only)";
+  return verifyRankBlocks(*this, getInput().getType(), getResult().getType(),
+                          getRanks(), "input", "result");
+}
+
+LogicalResult AllGatherOp::verify() {
+  return verifyRankBlocks(*this, getResult().getType(), getInput().getType(),
+                          getRanks(), "result", "input");
+}
+
 #define GET_OP_CLASSES
 #include "lpc/Dialect/LpcOps.cpp.inc"

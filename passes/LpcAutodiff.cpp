@@ -610,9 +610,9 @@ LogicalResult Differentiator::backprop(Operation *op) {
           accumulate(loc, o.getTarget(), NegOp::create(b, loc, d));
         return success();
       })
-      .Case([&](AllReduceOp o) {
-        return o.emitError()
-               << "lpc-autodiff: lpc.all_reduce lies between a parameter and "
+      .Case<AllReduceOp, ReduceScatterOp, AllGatherOp>([&](Operation *o) {
+        return o->emitError()
+               << "lpc-autodiff: " << o->getName() << " lies between a parameter and "
                   "the loss; collectives have no gradient rule: they belong "
                   "after the backward (lpc-data-parallel puts them between "
                   "the gradients and the optimizer)";

@@ -245,8 +245,10 @@ struct Fallback {
   std::string op, loc, role, reason;
 };
 
-/// One lpc.all_reduce: what it carries, its wire format, and its payload in
-/// that format against fp32 (FP8 adds the 4-byte amax its scale needs).
+/// One collective (lpc.all_reduce, lpc.reduce_scatter, lpc.all_gather):
+/// what it carries, its wire format, and its payload (the whole tensor it
+/// reduces or gathers) in that format against fp32 (FP8 adds the 4-byte
+/// amax its scale needs).
 struct Collective {
   std::string what, loc, precision;
   int64_t elements = 0;
@@ -266,9 +268,20 @@ struct Report {
   // gemms[role][precision]; role 3 / precision 4 are the totals.
   unsigned gemms[4][5] = {};
   SmallVector<Fallback> fallbacks;
-  // Collectives (lpc.all_reduce) and their payload per step.
+  // Collectives and their payload per step.
   SmallVector<Collective> comms;
   Total commTotal;
+
+  void addCollective(Collective c, Precision wire) {
+    unsigned width = wire == Precision::fp32                          ? 4
+                     : wire == Precision::bf16 || wire == Precision::fp16 ? 2
+                                                                         : 1;
+    c.bytes.chosen = uint64_t(c.elements) * width +
+                     (width == 1 ? 4 : 0); // FP8: the scale's amax
+    c.bytes.fp32 = uint64_t(c.elements) * 4;
+    commTotal.add({c.bytes.chosen, c.bytes.fp32});
+    comms.push_back(std::move(c));
+  }
 };
 
 Report analyze(func::FuncOp fn) {
@@ -363,15 +376,27 @@ Report analyze(func::FuncOp fn) {
       } else {
         c.what = stringifyAllReduceKind(ar.getKind()).str();
       }
-      unsigned width = wire == Precision::fp32                          ? 4
-                       : wire == Precision::bf16 || wire == Precision::fp16 ? 2
-                                                                           : 1;
-      c.bytes.chosen = uint64_t(c.elements) * width +
-                       (width == 1 ? 4 : 0); // FP8: the scale's amax
-      c.bytes.fp32 = uint64_t(c.elements) * 4;
-      r.commTotal.add({c.bytes.chosen, c.bytes.fp32});
-      r.comms.push_back(std::move(c));
+      r.addCollective(std::move(c), wire);
     }
+    // The sharding collectives: their payload is the whole (unsharded)
+    // tensor, of which each rank sends (N - 1) / N.
+    auto sharding = [&](Value whole, Precision wire, std::string what) {
+      Collective c;
+      c.elements = cast<RankedTensorType>(whole.getType()).getNumElements();
+      c.loc = locString(op->getLoc(), fn.getLoc());
+      c.precision = stringifyPrecision(wire).str();
+      c.what = std::move(what);
+      r.addCollective(std::move(c), wire);
+    };
+    if (auto rs = dyn_cast<ReduceScatterOp>(op))
+      sharding(rs.getInput(), rs.getCommPrecision(),
+               llvm::formatv("reduce_scatter {0} over {1} ranks",
+                             stringifyAllReduceKind(rs.getKind()),
+                             rs.getRanks())
+                   .str());
+    if (auto ag = dyn_cast<AllGatherOp>(op))
+      sharding(ag.getResult(), ag.getCommPrecision(),
+               llvm::formatv("all_gather over {0} ranks", ag.getRanks()).str());
 
     if (!isReported(op))
       return;
@@ -608,15 +633,15 @@ void printTable(const Report &r, llvm::raw_ostream &os) {
 
   if (r.comms.empty())
     return;
-  // Payloads: a ring all-reduce over N ranks sends 2 (N - 1) / N of each
-  // from every rank per step.
+  // Payloads: over N ranks a ring all-reduce sends 2 (N - 1) / N of each
+  // from every rank per step, a reduce-scatter or all-gather (N - 1) / N.
   size_t wWhat = 10, wLoc2 = 8;
   for (const Collective &c : r.comms) {
     wWhat = std::max(wWhat, c.what.size());
     wLoc2 = std::max(wLoc2, c.loc.size());
   }
-  os << line(("  communication per step (all-reduce payloads; over N ranks "
-              "each rank sends 2(N-1)/N of them)"));
+  os << line(("  communication per step (payloads; over N ranks each rank "
+              "sends 2(N-1)/N of an all-reduce's, (N-1)/N of the others')"));
   auto commLine = [&](StringRef what, StringRef loc, StringRef elements,
                       StringRef prec, const Total &t) {
     os << line("    " + padRight(what, wWhat) + "  " +

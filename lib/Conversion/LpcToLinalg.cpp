@@ -689,7 +689,8 @@ struct LpcToLinalgPass
       // them library calls (dialects/AttentionBufferization.cpp,
       // CollectiveBufferization.cpp).
       if (isa<LpcDialect>(op->getDialect()) &&
-          !isa<AttentionOp, AttentionGradOp, AllReduceOp>(op)) {
+          !isa<AttentionOp, AttentionGradOp, AllReduceOp, ReduceScatterOp,
+               AllGatherOp>(op)) {
         op->emitError() << "lpc-to-linalg: no CPU lowering for '"
                         << op->getName() << "' yet";
         return WalkResult::interrupt();

@@ -103,6 +103,28 @@ LogicalResult Evaluator::eval(AllReduceOp op) {
   return define(op.getResult(), std::move(out));
 }
 
+/// The sharding collectives: one rank holds the whole tensor, and the
+/// reference, one process, cannot stand for several.
+template <typename Op> static LogicalResult oneRankOnly(Op op) {
+  if (op.getRanks() == 1)
+    return success();
+  return op.emitError() << "reference evaluator: " << op->getName()
+                        << " is built for " << op.getRanks()
+                        << " ranks; the reference runs one process (ranks(1))";
+}
+
+LogicalResult Evaluator::eval(ReduceScatterOp op) {
+  if (failed(oneRankOnly(op)))
+    return failure();
+  return define(op.getResult(), get(op.getInput()));
+}
+
+LogicalResult Evaluator::eval(AllGatherOp op) {
+  if (failed(oneRankOnly(op)))
+    return failure();
+  return define(op.getResult(), get(op.getInput()));
+}
+
 LogicalResult Evaluator::eval(AmaxHistoryPushOp op) {
   const Tensor &history = get(op.getHistory());
   double amax = scalar(op.getAmax());

@@ -295,6 +295,8 @@ private:
   LogicalResult eval(ClipByGlobalNormOp op);
   // Collectives (one process is one rank).
   LogicalResult eval(AllReduceOp op);
+  LogicalResult eval(ReduceScatterOp op);
+  LogicalResult eval(AllGatherOp op);
 
   template <typename OpT, typename F> LogicalResult unary(OpT op, F f) {
     return define(op.getResult(), map(get(op.getInput()), f));

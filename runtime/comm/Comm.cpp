@@ -236,6 +236,8 @@ const CommSymbol *commSymbols(size_t *count) {
   static const CommSymbol symbols[] = {
       LPC_COMM_SYMBOL(lpc_rt_all_reduce_f32),
       LPC_COMM_SYMBOL(lpc_rt_all_reduce_any_nonfinite_f32),
+      LPC_COMM_SYMBOL(lpc_rt_reduce_scatter_f32),
+      LPC_COMM_SYMBOL(lpc_rt_all_gather_f32),
   };
 #undef LPC_COMM_SYMBOL
   *count = sizeof(symbols) / sizeof(symbols[0]);
@@ -390,6 +392,32 @@ const WireFormat &wireFormat(Wire w) {
   return w == Wire::F16 ? f16 : w == Wire::BF16 ? bf16 : w == Wire::E4M3 ? e4m3 : e5m2;
 }
 
+/// FP8's power-of-two scale for a tensor of which this rank holds `x` (n
+/// elements), from the largest magnitude over every rank (so the ranks agree
+/// on it, and unscaling is exact); 1 for the other formats, with no
+/// communication. NaN when an element on any rank is not finite: the
+/// caller then makes its whole result NaN, so that found-inf still sees it.
+float sharedScale(const WireFormat &f, const float *x, int64_t n) {
+  if (f.maxFinite <= 0)
+    return 1.0f;
+  float amax = 0.0f;
+  bool finite = true;
+  for (int64_t i = 0; i < n; ++i) {
+    amax = std::max(amax, std::fabs(x[i]));
+    finite = finite && std::isfinite(x[i]);
+  }
+  if (!finite)
+    amax = INFINITY;
+  MPI_Allreduce(MPI_IN_PLACE, &amax, 1, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD);
+  countAllReduce(int(Wire::F32), 1, 4);
+  if (!std::isfinite(amax))
+    return NAN;
+  if (amax == 0.0f)
+    return 1.0f;
+  int e = int(std::floor(std::log2(f.maxFinite / double(amax))));
+  return std::ldexp(1.0f, std::min(e, 126));
+}
+
 /// The mean over ranks of `x` in a narrow format (Comm.h): per slab, an
 /// all-to-all of the rounded values (the reduce-scatter), f32 sums in rank
 /// order, and an all-gather of the rounded means.
@@ -397,31 +425,10 @@ void narrowMean(const float *x, float *y, int64_t n, Wire wire) {
   const WireFormat &f = wireFormat(wire);
   const int ranks = worldSize;
   lpc::rt::CollectiveScope watched;
-  // FP8: one power-of-two scale for the whole tensor, from the largest
-  // magnitude over every rank (so the ranks agree on it, and unscaling is
-  // exact). A NaN or infinity anywhere makes the result NaN: found-inf
-  // still sees it.
-  float scale = 1.0f;
-  if (f.maxFinite > 0) {
-    float amax = 0.0f;
-    bool finite = true;
-    for (int64_t i = 0; i < n; ++i) {
-      amax = std::max(amax, std::fabs(x[i]));
-      finite = finite && std::isfinite(x[i]);
-    }
-    if (!finite)
-      amax = INFINITY;
-    MPI_Allreduce(MPI_IN_PLACE, &amax, 1, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD);
-    countAllReduce(int(Wire::F32), 1, 4);
-    if (!std::isfinite(amax)) {
-      for (int64_t i = 0; i < n; ++i)
-        y[i] = NAN;
-      return;
-    }
-    if (amax > 0.0f) {
-      int e = int(std::floor(std::log2(f.maxFinite / double(amax))));
-      scale = std::ldexp(1.0f, std::min(e, 126));
-    }
+  const float scale = sharedScale(f, x, n);
+  if (std::isnan(scale)) {
+    std::fill(y, y + n, NAN);
+    return;
   }
   const float inv = 1.0f / scale;
   // Slabs of at most 2^24 elements per rank keep MPI's int counts small.
@@ -451,6 +458,109 @@ void narrowMean(const float *x, float *y, int64_t n, Wire wire) {
     traffic.bytes[int(wire)] +=
         2 * uint64_t(ranks - 1) * uint64_t(perRank * f.width);
     traffic.collectives += 2;
+  }
+}
+
+/// The elements per rank one step of reduceScatter / allGather moves.
+int64_t slabOf(int64_t perRank) {
+  return std::max<int64_t>(1, std::min(perRank, narrowSlab.load()));
+}
+
+/// lpc.reduce_scatter on N > 1 ranks (Comm.h): per slab, an all-to-all of
+/// the values on the wire (rank r's block to rank r), then sums (or maxima)
+/// in f32 in rank order.
+void reduceScatter(const float *x, float *y, int64_t k, ReduceKind kind,
+                   Wire wire) {
+  const int ranks = worldSize;
+  const WireFormat *f = wire == Wire::F32 ? nullptr : &wireFormat(wire);
+  const int width = f ? f->width : 4;
+  lpc::rt::CollectiveScope watched;
+  const float scale = f ? sharedScale(*f, x, k * ranks) : 1.0f;
+  if (std::isnan(scale)) {
+    std::fill(y, y + k, NAN);
+    return;
+  }
+  const float inv = 1.0f / scale;
+  const int64_t perRank = slabOf(k);
+  std::vector<uint8_t> send(size_t(perRank * ranks * width)),
+      recv(send.size());
+  for (int64_t at = 0; at < k; at += perRank) {
+    const int64_t len = std::min(perRank, k - at);
+    const int bytes = int(len * width);
+    for (int r = 0; r < ranks; ++r) {
+      const float *block = x + int64_t(r) * k + at;
+      uint8_t *to = send.data() + size_t(r) * size_t(bytes);
+      if (f)
+        f->encode(block, scale, to, len);
+      else
+        std::memcpy(to, block, size_t(bytes));
+    }
+    MPI_Alltoall(send.data(), bytes, MPI_BYTE, recv.data(), bytes, MPI_BYTE,
+                 MPI_COMM_WORLD);
+    // Rank order from rank 0's values: the same sums every run, and
+    // -0 + -0 stays -0 as in an MPI sum.
+    float *acc = y + at;
+    if (f) {
+      f->decode(recv.data(), 1.0f, acc, len);
+      for (int r = 1; r < ranks; ++r)
+        f->accumulate(recv.data() + size_t(r) * size_t(bytes), acc, len);
+    } else {
+      std::memcpy(acc, recv.data(), size_t(bytes));
+      for (int r = 1; r < ranks; ++r) {
+        const float *v = reinterpret_cast<const float *>(
+            recv.data() + size_t(r) * size_t(bytes));
+        if (kind == ReduceKind::Max) {
+          for (int64_t i = 0; i < len; ++i) // NaN wins, as in the reference
+            acc[i] = std::isnan(acc[i]) || acc[i] >= v[i] ? acc[i] : v[i];
+        } else {
+          for (int64_t i = 0; i < len; ++i)
+            acc[i] += v[i];
+        }
+      }
+    }
+    if (kind == ReduceKind::Mean)
+      for (int64_t i = 0; i < len; ++i)
+        acc[i] = acc[i] / float(ranks) * inv;
+    traffic.bytes[int(wire)] += uint64_t(ranks - 1) * uint64_t(bytes);
+    ++traffic.collectives;
+  }
+}
+
+/// lpc.all_gather on N > 1 ranks: per slab, this rank's values on the wire
+/// (MPI_Allgather), every rank's block decoded into its place.
+void allGather(const float *x, float *y, int64_t k, Wire wire) {
+  const int ranks = worldSize;
+  const WireFormat *f = wire == Wire::F32 ? nullptr : &wireFormat(wire);
+  const int width = f ? f->width : 4;
+  lpc::rt::CollectiveScope watched;
+  const float scale = f ? sharedScale(*f, x, k) : 1.0f;
+  if (std::isnan(scale)) {
+    std::fill(y, y + k * ranks, NAN);
+    return;
+  }
+  const float inv = 1.0f / scale;
+  const int64_t perRank = slabOf(k);
+  std::vector<uint8_t> mine(size_t(perRank * width)),
+      all(size_t(perRank * ranks * width));
+  for (int64_t at = 0; at < k; at += perRank) {
+    const int64_t len = std::min(perRank, k - at);
+    const int bytes = int(len * width);
+    if (f)
+      f->encode(x + at, scale, mine.data(), len);
+    else
+      std::memcpy(mine.data(), x + at, size_t(bytes));
+    MPI_Allgather(mine.data(), bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE,
+                  MPI_COMM_WORLD);
+    for (int r = 0; r < ranks; ++r) {
+      const uint8_t *from = all.data() + size_t(r) * size_t(bytes);
+      float *to = y + int64_t(r) * k + at;
+      if (f)
+        f->decode(from, inv, to, len);
+      else
+        std::memcpy(to, from, size_t(bytes));
+    }
+    traffic.bytes[int(wire)] += uint64_t(ranks - 1) * uint64_t(bytes);
+    ++traffic.collectives;
   }
 }
 
@@ -518,4 +628,81 @@ extern "C" void _mlir_ciface_lpc_rt_all_reduce_any_nonfinite_f32(
   for (int64_t i = 0; i < in->size; ++i)
     bad = bad || !std::isfinite(x[i]);
   out->aligned[out->offset] = lpc::rt::commAny(bad);
+}
+
+namespace {
+
+/// The checks the sharding entry points share: a known wire format (and
+/// kind), and the rank count the step was built for against the run's.
+void checkSharding(const char *op, int64_t wire, int64_t ranks) {
+  if (wire < 0 || wire >= lpc::rt::kWireFormats) {
+    std::fprintf(stderr, "lpc: internal error: %s got wire format %lld\n",
+                 op, (long long)wire);
+    std::abort();
+  }
+  const int size = lpc::rt::commSize();
+  if (ranks == size)
+    return;
+  std::fprintf(stderr,
+               "lpc: error: rank %d: the train step's %s is built for %lld "
+               "ranks, but this run has %d\n",
+               lpc::rt::commRank(), op, (long long)ranks, size);
+  std::fflush(stderr);
+  lpc::rt::commAbortAll(1);
+  std::exit(1);
+}
+
+} // namespace
+
+extern "C" void _mlir_ciface_lpc_rt_reduce_scatter_f32(
+    lpc::rt::CommMemRef1F32 *in, lpc::rt::CommMemRef1F32 *out, int64_t kind,
+    int64_t wire, int64_t ranks) {
+  checkSharding("lpc.reduce_scatter", wire, ranks);
+  if (kind < 0 || kind > 2 ||
+      (wire != int64_t(lpc::rt::Wire::F32) &&
+       kind != int64_t(lpc::rt::ReduceKind::Mean)) ||
+      in->size != out->size * ranks) {
+    // The verifier of lpc.reduce_scatter refuses these.
+    std::fprintf(stderr,
+                 "lpc: internal error: lpc_rt_reduce_scatter_f32 got kind "
+                 "%lld, wire format %lld, %lld elements in and %lld out\n",
+                 (long long)kind, (long long)wire, (long long)in->size,
+                 (long long)out->size);
+    std::abort();
+  }
+  const float *x = elements(in);
+  float *y = elements(out);
+  if (ranks == 1) { // nothing sent, nothing rounded
+    if (x != y)
+      std::memmove(y, x, size_t(out->size) * sizeof(float));
+    return;
+  }
+#ifdef LPC_HAVE_MPI
+  lpc::rt::reduceScatter(x, y, out->size, lpc::rt::ReduceKind(kind),
+                         lpc::rt::Wire(wire));
+#endif
+}
+
+extern "C" void _mlir_ciface_lpc_rt_all_gather_f32(lpc::rt::CommMemRef1F32 *in,
+                                                   lpc::rt::CommMemRef1F32 *out,
+                                                   int64_t wire,
+                                                   int64_t ranks) {
+  checkSharding("lpc.all_gather", wire, ranks);
+  if (out->size != in->size * ranks) {
+    std::fprintf(stderr,
+                 "lpc: internal error: lpc_rt_all_gather_f32 got %lld "
+                 "elements in and %lld out\n",
+                 (long long)in->size, (long long)out->size);
+    std::abort();
+  }
+  const float *x = elements(in);
+  float *y = elements(out);
+  if (ranks == 1) {
+    if (x != y)
+      std::memmove(y, x, size_t(out->size) * sizeof(float));
+    return;
+  }
+#ifdef LPC_HAVE_MPI
+  lpc::rt::allGather(x, y, in->size, lpc::rt::Wire(wire));
+#endif
 }

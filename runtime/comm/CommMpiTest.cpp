@@ -1,4 +1,4 @@
-//===- CommMpiTest.cpp - the all-reduce entry point on several ranks ------===//
+//===- CommMpiTest.cpp - the collectives' entry points on several ranks ---===//
 //
 // ctest runtime/comm-mpi: `mpirun -np 3 lpc-comm-mpi-test`. Every rank
 // builds every rank's input from the rank's seed, so each can compute the
@@ -14,7 +14,11 @@
 // - a NaN or inf on one rank: FP8's whole result is NaN, bf16's element
 //   stays non-finite;
 // - sizes below, at and above the rank count and across slabs
-//   (commSetNarrowSlab), and the traffic counters.
+//   (commSetNarrowSlab), and the traffic counters;
+// - lpc.reduce_scatter and lpc.all_gather (every kind and wire format): bit
+//   for bit against their documented algorithms, within 1e-6 (fp32) or the
+//   format's rounding of the double-precision result, and an all-gather of
+//   a reduce-scatter against the all-reduce.
 //
 //===----------------------------------------------------------------------===//
 
@@ -126,6 +130,99 @@ std::vector<float> allReduce(std::vector<float> x, int64_t kind, rt::Wire w) {
   return y;
 }
 
+std::vector<float> reduceScatter(std::vector<float> x, int64_t kind,
+                                 rt::Wire w, int ranks) {
+  std::vector<float> y(x.size() / size_t(ranks), -7.0f);
+  rt::CommMemRef1F32 a{x.data(), x.data(), 0, int64_t(x.size()), 1};
+  rt::CommMemRef1F32 b{y.data(), y.data(), 0, int64_t(y.size()), 1};
+  _mlir_ciface_lpc_rt_reduce_scatter_f32(&a, &b, kind, int64_t(w), ranks);
+  return y;
+}
+
+std::vector<float> allGather(std::vector<float> x, rt::Wire w, int ranks) {
+  std::vector<float> y(x.size() * size_t(ranks), -7.0f);
+  rt::CommMemRef1F32 a{x.data(), x.data(), 0, int64_t(x.size()), 1};
+  rt::CommMemRef1F32 b{y.data(), y.data(), 0, int64_t(y.size()), 1};
+  _mlir_ciface_lpc_rt_all_gather_f32(&a, &b, int64_t(w), ranks);
+  return y;
+}
+
+bool isFp8(rt::Wire w) { return w == rt::Wire::E4M3 || w == rt::Wire::E5M2; }
+
+/// FP8's shared scale over every rank's values (NaN: one is not finite);
+/// 1 for the other formats.
+float sharedScaleOf(const std::vector<std::vector<float>> &xs, rt::Wire w) {
+  if (!isFp8(w))
+    return 1.0f;
+  double fmax = w == rt::Wire::E4M3 ? 448.0 : 57344.0, amax = 0;
+  for (auto &x : xs)
+    for (float v : x) {
+      if (!std::isfinite(v))
+        return NAN;
+      amax = std::max(amax, double(std::fabs(v)));
+    }
+  if (amax == 0)
+    return 1.0f;
+  return float(
+      std::ldexp(1.0, std::min(126, int(std::floor(std::log2(fmax / amax))))));
+}
+
+/// lpc.reduce_scatter's documented algorithm: rank `me`'s block, every
+/// rank's value rounded to the wire format (FP8: scaled), added in f32 in
+/// rank order (max: NaN wins), the mean divided by N and unscaled.
+std::vector<float> expectedReduceScatter(
+    const std::vector<std::vector<float>> &xs, int me, int64_t kind,
+    rt::Wire w) {
+  const int ranks = int(xs.size());
+  const size_t k = xs[0].size() / size_t(ranks);
+  const float scale = sharedScaleOf(xs, w);
+  if (std::isnan(scale))
+    return std::vector<float>(k, NAN);
+  auto wire = [&](float v) {
+    return w == rt::Wire::F32 ? v : roundTo(formatOf(w), v * scale);
+  };
+  std::vector<float> y(k);
+  for (size_t i = 0; i < k; ++i) {
+    size_t at = size_t(me) * k + i;
+    float acc = wire(xs[0][at]);
+    for (int r = 1; r < ranks; ++r) {
+      float v = wire(xs[size_t(r)][at]);
+      acc = kind == 2 ? (std::isnan(acc) || acc >= v ? acc : v) : acc + v;
+    }
+    y[i] = kind == 1 ? acc / float(ranks) * (1.0f / scale) : acc;
+  }
+  return y;
+}
+
+/// lpc.all_gather's: every rank's values rounded (FP8: with the shared
+/// scale), in rank order.
+std::vector<float> expectedAllGather(const std::vector<std::vector<float>> &xs,
+                                     rt::Wire w) {
+  const float scale = sharedScaleOf(xs, w);
+  std::vector<float> y;
+  for (auto &x : xs)
+    for (float v : x)
+      y.push_back(std::isnan(scale)       ? NAN
+                  : w == rt::Wire::F32 ? v
+                                       : roundTo(formatOf(w), v * scale) *
+                                             (1.0f / scale));
+  return y;
+}
+
+/// The number of elements whose bits differ.
+int bitDiffs(const std::vector<float> &a, const std::vector<float> &b,
+             size_t *first) {
+  int n = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    uint32_t u, v;
+    std::memcpy(&u, &a[i], 4);
+    std::memcpy(&v, &b[i], 4);
+    if (u != v && n++ == 0)
+      *first = i;
+  }
+  return n + int(a.size() != b.size());
+}
+
 const char *nameOf(rt::Wire w) {
   static const char *names[] = {"fp32", "fp16", "bf16", "fp8_e4m3", "fp8_e5m2"};
   return names[int(w)];
@@ -219,6 +316,99 @@ int main(int argc, char **argv) {
   }
   rt::commSetNarrowSlab(0);
 
+  // lpc.reduce_scatter and lpc.all_gather: K elements per rank.
+  const rt::Wire wires[] = {rt::Wire::F32, rt::Wire::F16, rt::Wire::BF16,
+                            rt::Wire::E4M3, rt::Wire::E5M2};
+  for (int64_t k : {int64_t(1), int64_t(2), int64_t(5), int64_t(1000),
+                    int64_t(4099)}) {
+    for (int slab : {0, 7}) {
+      rt::commSetNarrowSlab(slab);
+      ++seed;
+      std::vector<std::vector<float>> xs, parts;
+      for (int r = 0; r < ranks; ++r) {
+        xs.push_back(inputOf(r, k * ranks, seed));
+        parts.push_back(inputOf(r, k, seed + 1000));
+      }
+      for (rt::Wire w : wires) {
+        for (int64_t kind : {0, 1, 2}) {
+          if (w != rt::Wire::F32 && kind != 1)
+            continue; // the verifier refuses these
+          std::vector<float> y = reduceScatter(xs[size_t(me)], kind, w, ranks);
+          std::vector<float> want = expectedReduceScatter(xs, me, kind, w);
+          size_t at = 0;
+          if (int d = bitDiffs(y, want, &at))
+            CHECK(false,
+                  "reduce_scatter %s kind %lld k=%lld slab=%d: %d elements "
+                  "differ from the algorithm, first [%zu]: %a, expected %a",
+                  nameOf(w), (long long)kind, (long long)k, slab, d, at,
+                  double(y[at]), double(want[at]));
+          // Against double precision: fp32 within 1e-6 of the largest
+          // input, the narrow formats within each rank's rounding (half an
+          // ulp at the largest input's binade) plus FP8's subnormal floor.
+          double amax = 0;
+          for (auto &x : xs)
+            for (float v : x)
+              amax = std::max(amax, double(std::fabs(v)));
+          const rt::MiniFloat &f = formatOf(w);
+          int bad = 0;
+          for (int64_t i = 0; i < k; ++i) {
+            double exact = kind == 2 ? -INFINITY : 0, big = 0;
+            for (int r = 0; r < ranks; ++r) {
+              double v = xs[size_t(r)][size_t(me * k + i)];
+              exact = kind == 2 ? std::max(exact, v) : exact + v;
+              big = std::max(big, std::fabs(v));
+            }
+            if (kind == 1)
+              exact /= ranks;
+            double tol = 1e-6 * big;
+            if (w != rt::Wire::F32) {
+              double minSub = std::ldexp(1.0, 1 - f.bias() - f.manBits);
+              tol = big * std::ldexp(1.0, -f.manBits) +
+                    (isFp8(w) ? 4 * amax * minSub /
+                                    (w == rt::Wire::E4M3 ? 448.0 : 57344.0)
+                              : minSub);
+            }
+            if (!(std::fabs(y[size_t(i)] - exact) <= tol) && bad++ < 3)
+              CHECK(false,
+                    "reduce_scatter %s kind %lld k=%lld [%lld]: %g, exact %g "
+                    "(tolerance %g)",
+                    nameOf(w), (long long)kind, (long long)k, (long long)i,
+                    double(y[size_t(i)]), exact, tol);
+          }
+        }
+        // all_gather: the same bits on every rank, the documented ones.
+        std::vector<float> g = allGather(parts[size_t(me)], w, ranks);
+        std::vector<float> want = expectedAllGather(parts, w);
+        size_t at = 0;
+        if (int d = bitDiffs(g, want, &at))
+          CHECK(false,
+                "all_gather %s k=%lld slab=%d: %d elements differ, first "
+                "[%zu]: %a, expected %a",
+                nameOf(w), (long long)k, slab, d, at, double(g[at]),
+                double(want[at]));
+        uint64_t h = hashOf(g);
+        CHECK(rt::commBroadcastFromRoot(h) == h, "all_gather %s k=%lld: "
+              "ranks differ", nameOf(w), (long long)k);
+      }
+      // ZeRO's pair: the all-gather of the reduce-scatter's means is the
+      // all-reduce's mean (within 1e-6 of the largest input: MPI_Allreduce
+      // may add in another order).
+      std::vector<float> pair = allGather(
+          reduceScatter(xs[size_t(me)], 1, rt::Wire::F32, ranks),
+          rt::Wire::F32, ranks);
+      std::vector<float> whole = allReduce(xs[size_t(me)], 1, rt::Wire::F32);
+      for (size_t i = 0; i < whole.size(); ++i) {
+        double big = 0;
+        for (auto &x : xs)
+          big = std::max(big, double(std::fabs(x[i])));
+        CHECK(std::fabs(pair[i] - whole[i]) <= 1e-6 * big,
+              "all_gather(reduce_scatter) [%zu]: %g, all_reduce %g", i,
+              double(pair[i]), double(whole[i]));
+      }
+    }
+  }
+  rt::commSetNarrowSlab(0);
+
   // Non-finite on the last rank only.
   {
     std::vector<float> x = inputOf(me, 10, 99);
@@ -240,6 +430,35 @@ int main(int argc, char **argv) {
             "%s: an inf on one rank: got %g (and %g)", nameOf(w),
             double(y[3]), double(y[2]));
     }
+    // The sharding collectives (x[3] is now infinite on the last rank).
+    // The reduce-scatter's input: 10 elements per rank, element 3 in rank
+    // 0's block.
+    std::vector<float> xx = inputOf(me, 10 * ranks, 98);
+    if (me == ranks - 1)
+      xx[3] = NAN; // rank 0's block
+    for (rt::Wire w : {rt::Wire::E4M3, rt::Wire::E5M2}) {
+      bool allNan = true;
+      for (float v : reduceScatter(xx, 1, w, ranks))
+        allNan = allNan && std::isnan(v);
+      for (float v : allGather(x, w, ranks))
+        allNan = allNan && std::isnan(v);
+      CHECK(allNan, "%s: a non-finite value on one rank must make the "
+            "reduce-scatter's and the all-gather's results NaN", nameOf(w));
+    }
+    if (me == ranks - 1)
+      xx[3] = INFINITY;
+    for (rt::Wire w : {rt::Wire::BF16, rt::Wire::F16}) {
+      std::vector<float> y = reduceScatter(xx, 1, w, ranks);
+      if (me == 0)
+        CHECK(!std::isfinite(y[3]) && std::isfinite(y[2]),
+              "reduce_scatter %s: an inf on one rank: got %g (and %g)",
+              nameOf(w), double(y[3]), double(y[2]));
+      std::vector<float> g = allGather(x, w, ranks);
+      size_t inf = size_t(ranks - 1) * 10 + 3;
+      CHECK(!std::isfinite(g[inf]) && std::isfinite(g[2]),
+            "all_gather %s: an inf on one rank: got %g (and %g)", nameOf(w),
+            double(g[inf]), double(g[2]));
+    }
   }
 
   // Traffic: one bf16 mean of 4099 elements sends 2 (N - 1) / N of the
@@ -257,6 +476,23 @@ int main(int argc, char **argv) {
           (unsigned long long)want);
     CHECK(after.collectives - before.collectives == 2,
           "a bf16 mean is 2 collectives, counted %llu",
+          (unsigned long long)(after.collectives - before.collectives));
+    // A reduce-scatter and an all-gather each send (N - 1) / N of the
+    // whole tensor: the other ranks' blocks of K elements.
+    before = rt::commTraffic();
+    reduceScatter(inputOf(me, 4099 * ranks, 6), 1, rt::Wire::BF16, ranks);
+    allGather(inputOf(me, 4099, 7), rt::Wire::F32, ranks);
+    after = rt::commTraffic();
+    uint64_t bf16 = after.bytes[int(rt::Wire::BF16)] -
+                    before.bytes[int(rt::Wire::BF16)],
+             f32 = after.bytes[int(rt::Wire::F32)] -
+                   before.bytes[int(rt::Wire::F32)];
+    CHECK(bf16 == uint64_t(ranks - 1) * 4099 * 2 &&
+              f32 == uint64_t(ranks - 1) * 4099 * 4 &&
+              after.collectives - before.collectives == 2,
+          "reduce_scatter bf16 sent %llu bytes, all_gather fp32 %llu, in %llu "
+          "collectives",
+          (unsigned long long)bf16, (unsigned long long)f32,
           (unsigned long long)(after.collectives - before.collectives));
   }
 

@@ -127,9 +127,31 @@ int main(int argc, char **argv) {
   CHECK(rt::commAny(true) && !rt::commAny(false), "one rank: any = value");
   size_t n = 0;
   const rt::CommSymbol *syms = rt::commSymbols(&n);
-  CHECK(n == 2 && std::string(syms[0].name) ==
-                      "_mlir_ciface_lpc_rt_all_reduce_f32",
+  CHECK(n == 4 && std::string(syms[0].name) ==
+                      "_mlir_ciface_lpc_rt_all_reduce_f32" &&
+            std::string(syms[3].name) == "_mlir_ciface_lpc_rt_all_gather_f32",
         "commSymbols: %zu entries", n);
+
+  // The sharding collectives over one rank (ranks = 1): the input, unrounded
+  // whatever the wire format.
+  {
+    float big[6] = {1.0f / 3, -2.5e-7f, 7.0f, 3e38f, -0.0f, 1e-40f};
+    float got[6] = {};
+    rt::CommMemRef1F32 in{big, big, 0, 6, 1}, out{got, got, 0, 6, 1};
+    for (int64_t wire = 0; wire < 5; ++wire) {
+      std::memset(got, 0, sizeof(got));
+      _mlir_ciface_lpc_rt_reduce_scatter_f32(&in, &out, wire == 0 ? 2 : 1,
+                                             wire, 1);
+      CHECK(std::memcmp(got, big, sizeof(big)) == 0,
+            "one rank: reduce_scatter (wire %lld) changed its input",
+            (long long)wire);
+      std::memset(got, 0, sizeof(got));
+      _mlir_ciface_lpc_rt_all_gather_f32(&in, &out, wire, 1);
+      CHECK(std::memcmp(got, big, sizeof(big)) == 0,
+            "one rank: all_gather (wire %lld) changed its input",
+            (long long)wire);
+    }
+  }
 
   if (!rt::commBuiltWithMpi()) {
     // A launcher announced two ranks, and there is no MPI: a clear error.

@@ -1688,3 +1688,77 @@ func.func @all_reduce_bf16(%g: tensor<4x8xbf16>) {
   %0 = lpc.all_reduce %g sum : tensor<4x8xbf16> -> tensor<4x8xbf16>
   return
 }
+
+// -----
+
+// lpc.reduce_scatter, lpc.all_gather
+
+func.func @reduce_scatter_any_nonfinite(%g: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lpc.reduce_scatter' op kind must be sum, mean or max (any_nonfinite is lpc.all_reduce's)}}
+  %0 = lpc.reduce_scatter %g any_nonfinite ranks(2) : tensor<4x8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_scatter_comm_precision(%g: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lpc.reduce_scatter' op comm_precision fp8_e4m3 needs kind mean (max communicates in fp32 only)}}
+  %0 = lpc.reduce_scatter %g max ranks(2) {comm_precision = #lpc.precision<fp8_e4m3>} : tensor<4x8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_scatter_blocks(%g: tensor<5x8xf32>) {
+  // expected-error @+1 {{'lpc.reduce_scatter' op dimension 0 of the input (5) must be 2 (ranks) times that of the result (2)}}
+  %0 = lpc.reduce_scatter %g sum ranks(2) : tensor<5x8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_scatter_huge_ranks(%g: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lpc.reduce_scatter' op dimension 0 of the input (4) must be 9223372036854775807 (ranks) times that of the result (4611686018427387904)}}
+  %0 = lpc.reduce_scatter %g sum ranks(9223372036854775807) : tensor<4x8xf32> -> tensor<4611686018427387904x8xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_scatter_scalar(%g: tensor<f32>) {
+  // expected-error @+1 {{'lpc.reduce_scatter' op needs a input of rank >= 1 (its dimension 0 is split between the ranks), got 'tensor<f32>'}}
+  %0 = lpc.reduce_scatter %g sum ranks(1) : tensor<f32> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @reduce_scatter_dims(%g: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lpc.reduce_scatter' op the result 'tensor<2x7xf32>' must match the input 'tensor<4x8xf32>' in dimension 1}}
+  %0 = lpc.reduce_scatter %g sum ranks(2) : tensor<4x8xf32> -> tensor<2x7xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_scatter_zero_ranks(%g: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lpc.reduce_scatter' op attribute 'ranks' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1}}
+  %0 = lpc.reduce_scatter %g sum ranks(0) : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @all_gather_blocks(%g: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lpc.all_gather' op dimension 0 of the result (12) must be 2 (ranks) times that of the input (4)}}
+  %0 = lpc.all_gather %g ranks(2) : tensor<4x8xf32> -> tensor<12x8xf32>
+  return
+}
+
+// -----
+
+func.func @all_gather_rank(%g: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lpc.all_gather' op the input 'tensor<4x8xf32>' must have the rank of the result 'tensor<8x8x1xf32>'}}
+  %0 = lpc.all_gather %g ranks(2) : tensor<4x8xf32> -> tensor<8x8x1xf32>
+  return
+}

@@ -23,6 +23,16 @@ func.func @all_reduce_in_forward() -> tensor<f32> {
 
 // -----
 
+func.func @all_gather_in_forward() -> tensor<f32> {
+  %w = lpc.param "w" ones : tensor<2xf32>
+  // expected-error @+1 {{lpc-autodiff: lpc.all_gather lies between a parameter and the loss; collectives have no gradient rule}}
+  %a = lpc.all_gather %w ranks(2) : tensor<2xf32> -> tensor<4xf32>
+  %l = lpc.reduce_sum %a {axes = array<i64: 0>} : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
 func.func @not_scalar() -> tensor<4xf32> {
   %w = lpc.param "w" ones : tensor<4xf32>
   // expected-error @+1 {{lpc-autodiff: @not_scalar must return one scalar loss of type 'tensor<f32>', got 'tensor<4xf32>'}}

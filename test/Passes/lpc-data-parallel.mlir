@@ -31,7 +31,7 @@
 // RUN: lpc-opt %examples/mlp.mlir -lpc-autodiff -lpc-data-parallel="bucket-mb=1 comm-precision=fp8" -lpc-mixed-precision="policy=fp8 reduce-amax=true" -lpc-precision-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
 // RUN: lpc-opt %examples/mlp.mlir -lpc-autodiff -lpc-data-parallel="bucket-mb=1 comm-precision=fp8" -lpc-precision-report=json=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON
 // REPORT-LABEL: precision report @mlp_train_step
-// REPORT: communication per step (all-reduce payloads; over N ranks each rank sends 2(N-1)/N of them)
+// REPORT: communication per step (payloads; over N ranks each rank sends 2(N-1)/N of an all-reduce's, (N-1)/N of the others')
 // REPORT-NEXT: collective location elements  on wire bytes if fp32
 // REPORT-NEXT: mean loss 1  fp32 4 B 4 B
 // REPORT-NEXT: gradients, bucket 0 (3 tensors)  backward(fc3),backward(fc2) 11274  fp8_e4m3 11.01 KiB 44.04 KiB

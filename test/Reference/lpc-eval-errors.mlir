@@ -4,6 +4,8 @@
 // RUN: not lpc-eval %s --function=embedding_oob 2>&1 | FileCheck %s --check-prefix=EMB
 // RUN: not lpc-eval %s --function=label_oob 2>&1 | FileCheck %s --check-prefix=LABEL
 // RUN: not lpc-eval %s --function=unsupported 2>&1 | FileCheck %s --check-prefix=UNKNOWN-OP
+// RUN: not lpc-eval %s --function=reduce_scatter_two_ranks 2>&1 | FileCheck %s --check-prefix=RANKS
+// RUN: not lpc-eval %s --function=all_gather_two_ranks 2>&1 | FileCheck %s --check-prefix=RANKS-AG
 // RUN: not lpc-eval %s --function=nope 2>&1 | FileCheck %s --check-prefix=NOFUNC
 // RUN: not lpc-eval %S/Inputs/parse-error.mlir 2>&1 | FileCheck %s --check-prefix=PARSE
 // RUN: not lpc-eval %t.does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=NOFILE
@@ -38,7 +40,7 @@ func.func @unsupported(%a: tensor<2xf32>) -> tensor<2xf32> {
   return %0 : tensor<2xf32>
 }
 
-// NOFUNC: lpc-eval: no function named 'nope' in '{{.*}}lpc-eval-errors.mlir' (functions: embedding_oob, label_oob, unsupported)
+// NOFUNC: lpc-eval: no function named 'nope' in '{{.*}}lpc-eval-errors.mlir' (functions: embedding_oob, label_oob, unsupported, reduce_scatter_two_ranks, all_gather_two_ranks)
 // PARSE: parse-error.mlir:3:17: error: use of value '%0' expects different type than prior uses
 // NOFILE: lpc-eval: cannot open input file '{{.*}}does-not-exist.mlir'
 // NOARGS: lpc-eval: no model file given
@@ -51,3 +53,17 @@ func.func @unsupported(%a: tensor<2xf32>) -> tensor<2xf32> {
 // NUMBER:      0x3e00
 // NUMBER-NEXT: 0x4200
 // NUMBER-NEXT: lpc-eval: stdin line 4: cannot parse 'abc' as a number
+
+// RANKS: lpc-eval-errors.mlir:[[@LINE+3]]:8: error: reference evaluator: lpc.reduce_scatter is built for 2 ranks; the reference runs one process (ranks(1))
+func.func @reduce_scatter_two_ranks() -> tensor<1xf32> {
+  %g = lpc.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %0 = lpc.reduce_scatter %g sum ranks(2) : tensor<2xf32> -> tensor<1xf32>
+  return %0 : tensor<1xf32>
+}
+
+// RANKS-AG: lpc-eval-errors.mlir:[[@LINE+3]]:8: error: reference evaluator: lpc.all_gather is built for 4 ranks; the reference runs one process (ranks(1))
+func.func @all_gather_two_ranks() -> tensor<8xf32> {
+  %g = lpc.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %0 = lpc.all_gather %g ranks(4) : tensor<2xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

@@ -88,4 +88,99 @@ def Lpc_AllReduceOp : Lpc_Op<"all_reduce", [Pure, KeepFP32Precision]> {
   let hasVerifier = 1;
 }
 
+def Lpc_ReduceScatterOp
+    : Lpc_Op<"reduce_scatter", [Pure, KeepFP32Precision]> {
+  let summary = "reduces an f32 tensor over the ranks and keeps this rank's "
+                "block of rows";
+  let description = [{
+    The first half of an all-reduce, the gradient step of ZeRO-1 optimizer
+    sharding. The step is built for `ranks` ranks (N): dimension 0 of
+    `input` is N times that of `result`, and the run must have exactly N
+    ranks (the runtime stops one that has another count, naming both).
+    Every rank passes its own `input`; rank r gets rows `[r K, (r+1) K)`
+    (K = the result's dimension 0) of the element-wise `sum`, `mean` (sum
+    divided by N) or `max` over ranks.
+
+    The sums are taken in rank order (rank 0 first) in f32, so a run gives
+    the same bits every time; in fp32 with two ranks they are the bits of
+    `lpc.all_reduce`'s rows.
+
+    `comm_precision` is the format on the wire: `fp32` for every kind;
+    `bf16`, `fp16`, `fp8_e4m3` or `fp8_e5m2` for `mean` only, as in
+    `lpc.all_reduce`: each rank rounds its input to the format (FP8 after
+    multiplying by the power of two `s = 2^floor(log2(fmax / amax))`, at
+    most 2^126, from the largest magnitude over every rank's whole input;
+    `s = 1` when that is 0), rank r adds its block of every rank's rounded
+    values in f32 in rank order, divides by N and by `s` (exact: a power of
+    two). The result stays on the rank, so the mean is not rounded again. A
+    non-finite element anywhere makes the whole FP8 result NaN; in bf16 and
+    fp16 it stays non-finite.
+
+    With `ranks = 1` (one process; the reference evaluator is one rank)
+    the result is the input: nothing goes on a wire, so nothing is rounded.
+    The reference evaluator refuses `ranks > 1`.
+
+    Precision class: keeps FP32. No gradient rule: collectives belong after
+    the backward.
+
+    ```mlir
+    // %bucket: tensor<1024xf32>, a bucket of gradients on each of 4 ranks
+    %mine = lpc.reduce_scatter %bucket mean ranks(4)
+        {comm_precision = #lpc.precision<bf16>}
+        : tensor<1024xf32> -> tensor<256xf32>
+    ```
+  }];
+  let arguments = (ins Lpc_F32Tensor:$input, Lpc_AllReduceKindAttr:$kind,
+                   ConfinedAttr<I64Attr, [IntMinValue<1>]>:$ranks,
+                   DefaultValuedAttr<Lpc_PrecisionAttr,
+                                     "::mlir::lpc::Precision::fp32">:$comm_precision);
+  let results = (outs Lpc_F32Tensor:$result);
+  let assemblyFormat = [{
+    $input $kind `ranks` `(` $ranks `)` attr-dict `:` type($input) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Lpc_AllGatherOp : Lpc_Op<"all_gather", [Pure, KeepFP32Precision]> {
+  let summary = "concatenates every rank's f32 tensor along dimension 0";
+  let description = [{
+    The second half of an all-reduce, the parameter step of ZeRO-1
+    optimizer sharding. The step is built for `ranks` ranks (N): dimension
+    0 of `result` is N times that of `input`, and the run must have exactly
+    N ranks. Every rank passes its own `input` (K rows); every rank gets
+    the same `result`, whose rows `[r K, (r+1) K)` are rank r's input.
+
+    `comm_precision` is the format on the wire. `fp32` moves the values
+    unchanged. `bf16`, `fp16`, `fp8_e4m3` and `fp8_e5m2` round every
+    rank's values to the format (round to nearest, ties to even) before
+    they travel, this rank's own rows included, so that every rank holds
+    the same bits; FP8 first multiplies by one power of two shared by the
+    ranks, `s = 2^floor(log2(fmax / amax))` (at most 2^126) from the largest
+    magnitude over every rank's input (`s = 1` when that is 0), and divides
+    by it after (exactly). A non-finite element anywhere makes the whole
+    FP8 result NaN; in bf16 and fp16 it stays non-finite.
+
+    With `ranks = 1` the result is the input, unrounded. The reference
+    evaluator refuses `ranks > 1`.
+
+    Precision class: keeps FP32. No gradient rule.
+
+    ```mlir
+    // %shard: tensor<256xf32>, this rank's quarter of the parameters
+    %all = lpc.all_gather %shard ranks(4) : tensor<256xf32> -> tensor<1024xf32>
+    ```
+  }];
+  let arguments = (ins Lpc_F32Tensor:$input,
+                   ConfinedAttr<I64Attr, [IntMinValue<1>]>:$ranks,
+                   DefaultValuedAttr<Lpc_PrecisionAttr,
+                                     "::mlir::lpc::Precision::fp32">:$comm_precision);
+  let results = (outs Lpc_F32Tensor:$result);
+  let assemblyFormat = [{
+    $input `ranks` `(` $ranks `)` attr-dict `:` type($input) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // LPC_COLLECTIVE_OPS_TD

@@ -124,6 +124,23 @@ void _mlir_ciface_lpc_rt_all_reduce_f32(lpc::rt::CommMemRef1F32 *in,
 /// out = true if an element of `in` on any rank is NaN or infinite.
 void _mlir_ciface_lpc_rt_all_reduce_any_nonfinite_f32(
     lpc::rt::CommMemRef1F32 *in, lpc::rt::CommMemRef0I1 *out);
+/// lpc.reduce_scatter: `in` holds `ranks` blocks of out->size elements;
+/// out = this rank's block of the reduction over ranks (kind: ReduceKind),
+/// summed in f32 in rank order. `wire` as for the all-reduce (narrow formats
+/// for Mean only); the mean is not rounded after the sum. The run must have
+/// `ranks` ranks: another count stops every rank with a message naming
+/// both. One rank: out = in, unrounded.
+void _mlir_ciface_lpc_rt_reduce_scatter_f32(lpc::rt::CommMemRef1F32 *in,
+                                            lpc::rt::CommMemRef1F32 *out,
+                                            int64_t kind, int64_t wire,
+                                            int64_t ranks);
+/// lpc.all_gather: out = the ranks' `in` one after the other, in rank
+/// order, every value rounded to `wire` (FP8: with one power-of-two scale
+/// shared by the ranks), this rank's own included. The rank count is
+/// checked as above. One rank: out = in, unrounded.
+void _mlir_ciface_lpc_rt_all_gather_f32(lpc::rt::CommMemRef1F32 *in,
+                                        lpc::rt::CommMemRef1F32 *out,
+                                        int64_t wire, int64_t ranks);
 }
 
 #endif // LPC_RUNTIME_COMM_H
