@@ -218,12 +218,19 @@ LogicalResult LpcFP8ScalingPass::rewrite(func::FuncOp fn) {
         std::string name = nameFor(root, gemm, i);
         Value amax = AmaxOp::create(b, loc, root);
         // Data parallelism: every rank takes the global amax, so that the
-        // scales (and the FP8 copies of the weights) agree on all ranks.
-        // Train steps only (they have a step): evaluation runs on one rank,
-        // where a collective would wait for the others forever. With delayed
+        // scales (and the FP8 copies) agree on all ranks. Train steps only
+        // (they have a step): evaluation runs on one rank, where a
+        // collective would wait for the others forever. With delayed
         // scaling nothing but the history reads it in this step: all of them
-        // go in one collective at the end (batchedAmax below).
-        if (reduceAmax && step && !delayed)
+        // go in one collective at the end (batchedAmax below). A parameter
+        // (through reshapes, transposes, broadcasts, casts) is replicated:
+        // every rank holds the same bits (the same initialization, the same
+        // averaged gradients, the same optimizer), so its amax already
+        // agrees and needs no collective; under current scaling that saves
+        // one latency-bound collective per FP8 weight per step.
+        const bool replicated = !tracedParamName(root).empty();
+        const bool reduce = reduceAmax && step && !replicated;
+        if (reduce && !delayed)
           amax = AllReduceOp::create(
                      b, loc, amax.getType(), amax,
                      AllReduceKindAttr::get(ctx, AllReduceKind::max),
@@ -245,7 +252,7 @@ LogicalResult LpcFP8ScalingPass::rewrite(func::FuncOp fn) {
               b, loc, f32Scalar, push.getScaleAmax(), *scaleArg, step,
               PrecisionAttr::get(ctx, fmt), b.getI64IntegerAttr(margin),
               b.getI64IntegerAttr(interval));
-          if (reduceAmax && step)
+          if (reduce)
             batchedAmax.push_back({amax, push, next});
           newResults.push_back({next, stateAttrs("fp8_scale", name, false)});
           newResults.push_back(

@@ -1,6 +1,7 @@
 // RUN: lpc-opt %s -lpc-autodiff -lpc-assign-precision="policy=fp8 fp8-min-mnk=0" -lpc-insert-casts -lpc-fp8-scaling="amax-history-len=16" | FileCheck %s
 // RUN: lpc-opt %s -lpc-autodiff -lpc-assign-precision="policy=fp8 fp8-min-mnk=0" -lpc-insert-casts -lpc-fp8-scaling="amax-history-len=8 margin=2 interval=4 amax-compute-algo=most_recent fast-accum=fprop,dgrad" | FileCheck %s --check-prefix=OPTS
 // RUN: lpc-opt %s -lpc-autodiff -lpc-assign-precision="policy=fp8 fp8-min-mnk=0" -lpc-insert-casts -lpc-fp8-scaling="scaling=current" | FileCheck %s --check-prefix=CURRENT
+// RUN: lpc-opt %s -lpc-autodiff -lpc-assign-precision="policy=fp8 fp8-min-mnk=0" -lpc-insert-casts -lpc-fp8-scaling="scaling=current reduce-amax=true" | FileCheck %s --check-prefix=CURRENT-REDUCE
 // RUN: lpc-opt %s -lpc-autodiff -lpc-assign-precision="policy=bf16" -lpc-insert-casts -lpc-fp8-scaling | FileCheck %s --check-prefix=NOFP8
 // RUN: lpc-opt %s -lpc-autodiff -lpc-assign-precision="policy=fp8 fp8-min-mnk=0" -lpc-insert-casts -lpc-fp8-scaling="amax-history-len=16 reduce-amax=true" | FileCheck %s --check-prefix=REDUCE
 // RUN: not lpc-opt %s -lpc-fp8-scaling=scaling=late 2>&1 | FileCheck %s --check-prefix=ERR1
@@ -60,30 +61,54 @@
 // OPTS: lpc.fp8_compute_scale {{.*}} {format = #lpc.precision<fp8_e4m3>, interval = 4 : i64, margin = 2 : i64}
 // OPTS: lpc.scaled_matmul {{.*}}{fast_accum, {{.*}}role = #lpc.role<dgrad>
 
-// reduce-amax (data parallelism): in the train step every amax is the max
-// over the ranks before it enters the history, all of them in one
-// collective at the end of the step (delayed scaling: nothing else reads
-// them), each history update after it; the forward model, which one rank
-// evaluates alone, has no collective.
+// reduce-amax (data parallelism): in the train step every amax but the
+// weights' is the max over the ranks before it enters the history, all of
+// them in one collective at the end of the step (delayed scaling: nothing
+// else reads them), each history update after it. The weights are the same
+// on every rank, so their amaxes go into their histories as they are. The
+// forward model, which one rank evaluates alone, has no collective.
 // REDUCE-LABEL: func.func @net()
 // REDUCE-NOT: lpc.all_reduce
 // REDUCE-LABEL: func.func @net_train_step(
-// REDUCE: %[[A:.*]] = lpc.amax %{{.*}} : tensor<32x32xf32>
-// REDUCE-NOT: lpc.amax_history_push
+// REDUCE-SAME: %[[W1:[^:]*]]: tensor<32x32xf32> {lpc.name = "fc1.weight", lpc.state = "param"}
+// REDUCE-SAME: %[[W1H:[^:]*]]: tensor<16xf32> {lpc.name = "fc1.weight", lpc.state = "fp8_amax_history"}
+// REDUCE-SAME: %[[X:[^:]*]]: tensor<32x32xf32> {lpc.input = "x"}
+// REDUCE: %[[A:.*]] = lpc.amax %[[X]] : tensor<32x32xf32>
+// REDUCE-NOT: lpc.all_reduce
+// REDUCE: %[[AW:.*]] = lpc.amax %[[W1]] : tensor<32x32xf32>
+// REDUCE-NEXT: lpc.amax_history_push %[[W1H]], %[[AW]]
+// REDUCE-NOT: lpc.all_reduce
 // REDUCE: %[[A1:.*]] = lpc.reshape %[[A]] : tensor<f32> -> tensor<1xf32>
-// REDUCE: %[[V:.*]] = lpc.concat %[[A1]], {{.*}} axis = 0 : {{.*}} -> tensor<6xf32>
-// REDUCE-NEXT: %[[R:.*]] = lpc.all_reduce %[[V]] max : tensor<6xf32> -> tensor<6xf32>
+// REDUCE: %[[V:.*]] = lpc.concat %[[A1]], {{.*}} axis = 0 : {{.*}} -> tensor<4xf32>
+// REDUCE-NEXT: %[[R:.*]] = lpc.all_reduce %[[V]] max : tensor<4xf32> -> tensor<4xf32>
 // REDUCE-NOT: lpc.all_reduce
 // REDUCE-NEXT: %[[S:.*]] = lpc.slice %[[R]] start = [0] limit = [1] step = [1]
 // REDUCE-NEXT: %[[G:.*]] = lpc.reshape %[[S]] : tensor<1xf32> -> tensor<f32>
 // REDUCE-NEXT: lpc.amax_history_push %{{.*}}, %[[G]]
-// REDUCE-COUNT-5: lpc.amax_history_push
+// REDUCE-COUNT-3: lpc.amax_history_push
 // REDUCE-NOT: lpc.all_reduce
 
 // CURRENT-LABEL: func.func @net_train_step(
 // CURRENT-NOT: fp8_scale
 // CURRENT-NOT: amax_history
 // CURRENT: lpc.scaled_matmul
+
+// Current scaling with reduce-amax: each activation's and output
+// gradient's amax is reduced where its cast needs it (4 collectives); the
+// weights' are not (the same on every rank).
+// CURRENT-REDUCE-LABEL: func.func @net_train_step(
+// CURRENT-REDUCE-SAME: %[[W1:[^:]*]]: tensor<32x32xf32> {lpc.name = "fc1.weight", lpc.state = "param"}
+// CURRENT-REDUCE-SAME: %[[W2:[^:]*]]: tensor<32x32xf32> {lpc.name = "fc2.weight", lpc.state = "param"}
+// CURRENT-REDUCE-SAME: %[[X:[^:]*]]: tensor<32x32xf32> {lpc.input = "x"}
+// CURRENT-REDUCE: %[[AX:.*]] = lpc.amax %[[X]]
+// CURRENT-REDUCE-NEXT: lpc.all_reduce %[[AX]] max : tensor<f32> -> tensor<f32>
+// CURRENT-REDUCE: %[[AW1:.*]] = lpc.amax %[[W1]]
+// CURRENT-REDUCE-NOT: lpc.all_reduce %[[AW1]]
+// CURRENT-REDUCE: lpc.all_reduce
+// CURRENT-REDUCE: %[[AW2:.*]] = lpc.amax %[[W2]]
+// CURRENT-REDUCE-NOT: lpc.all_reduce %[[AW2]]
+// CURRENT-REDUCE-COUNT-2: lpc.all_reduce {{.*}} max : tensor<f32> -> tensor<f32>
+// CURRENT-REDUCE-NOT: lpc.all_reduce {{.*}} max
 
 // NOFP8-NOT: lpc.scaled_matmul
 // NOFP8-NOT: fp8_scale

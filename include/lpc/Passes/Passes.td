@@ -423,8 +423,10 @@ def LpcFP8Scaling : Pass<"lpc-fp8-scaling", "::mlir::ModuleOp"> {
            "so that every rank holds the same scales (Transformer Engine's "
            "amax reduction): with delayed scaling all of a step's amaxes in "
            "one collective at the end of the step (nothing else reads them "
-           "there), with current scaling one per tensor; other functions (evaluation, which one rank "
-           "runs alone) are left as they are">,
+           "there), with current scaling one per tensor; a parameter's amax "
+           "is not reduced (every rank holds the same parameters); other "
+           "functions (evaluation, which one rank runs alone) are left as "
+           "they are">,
   ];
 }
 
