@@ -884,9 +884,9 @@ def _linear(I, node, x, w, b=None):
 
 @handles("aten.addmm.default")
 def _addmm(I, node, bias, a, b, beta=1, alpha=1):
-    if beta != 1 or alpha != 1:
-        fail("addmm with beta or alpha other than 1 is not supported")
     y = I.matmul(a, b)
+    if beta != 1 or alpha != 1:
+        return _scaled_sum(I, node, bias, y, beta, alpha)
     if len(bias.shape) == 1:
         bias = I.cast(bias, y.et)
         return I.e.op(f"lpc.bias_add {I.mat(y)}, {I.mat(bias)} : {y.type}, {bias.type}", y.shape, y.et)
@@ -1081,6 +1081,110 @@ def _amax(I, node, x, dims=(), keepdim=False):
 def _max_dim(I, node, x, dim, keepdim=False):
     # Only the values: an index output used later fails at its use.
     return (I.reduce("reduce_max", x, [dim], keepdim), None)
+
+
+def _reduced_dims(x, dims):
+    r = len(x.shape)
+    if dims is None or len(dims) == 0:
+        return list(range(r))
+    return sorted(set(int(d) % r for d in dims))
+
+
+def _var_mean(I, x, dims, correction, keepdim):
+    """(torch.var, torch.mean) over dims: the sum of squared deviations from
+    the mean divided by N - correction, computed as written (no
+    approximation); a divisor <= 0 (PyTorch's inf/NaN) is an error."""
+    dims = _reduced_dims(x, dims)
+    correction = 1 if correction is None else correction
+    n = 1
+    for d in dims:
+        n *= x.shape[d]
+    if n - correction <= 0:
+        fail(f"var/std over {n} element(s) with correction {correction} divides by "
+             f"{n - correction}: the result is not finite")
+    if x.et not in FLOATS:
+        x = I.cast(x, "f32")
+    mean = I.reduce("reduce_mean", x, dims, True)
+    d = I.binary("sub", x, mean, x.shape)
+    var = I.binary("div", I.reduce("reduce_sum", I.binary("mul", d, d), dims, keepdim),
+                   float(n - correction))
+    if not keepdim:
+        mean = I.reshape(mean, var.shape)
+    return var, mean
+
+
+@handles("aten.var.correction", "aten.var.dim", "aten.var.default")
+def _var(I, node, x, dim=None, unbiased=None, keepdim=False, correction=None):
+    # var.dim(x, dim, unbiased, keepdim); var.default(x, unbiased);
+    # var.correction(x, dim, *, correction, keepdim).
+    if isinstance(dim, bool):  # var.default's unbiased
+        dim, unbiased = None, dim
+    if correction is None and unbiased is not None:
+        correction = 1 if unbiased else 0
+    return _var_mean(I, x, dim, correction, keepdim)[0]
+
+
+@handles("aten.std.correction", "aten.std.dim", "aten.std.default")
+def _std(I, node, x, dim=None, unbiased=None, keepdim=False, correction=None):
+    return I.unary("sqrt", _var(I, node, x, dim, unbiased, keepdim, correction))
+
+
+@handles("aten.var_mean.correction", "aten.var_mean.dim")
+def _var_mean_h(I, node, x, dim=None, unbiased=None, keepdim=False, correction=None):
+    if correction is None and unbiased is not None:
+        correction = 1 if unbiased else 0
+    return _var_mean(I, x, dim, correction, keepdim)
+
+
+@handles("aten.std_mean.correction", "aten.std_mean.dim")
+def _std_mean(I, node, x, dim=None, unbiased=None, keepdim=False, correction=None):
+    var, mean = _var_mean_h(I, node, x, dim, unbiased, keepdim, correction)
+    return I.unary("sqrt", var), mean
+
+
+@handles("aten.reciprocal.default")
+def _reciprocal(I, node, x):
+    return I.binary("div", 1.0, x)
+
+
+@handles("aten.square.default")
+def _square(I, node, x):
+    return I.binary("mul", x, x)
+
+
+@handles("aten.abs.default")
+def _abs(I, node, x):
+    # relu(x) + relu(-x): exact (one term is 0; NaN stays NaN), and its
+    # gradient is sign(x), 0 at 0, as PyTorch's.
+    return I.binary("add", I.unary("relu", x), I.unary("relu", I.unary("neg", x)))
+
+
+@handles("aten.glu.default")
+def _glu(I, node, x, dim=-1):
+    dim = int(dim) % len(x.shape)
+    n = x.shape[dim]
+    if n % 2:
+        fail(f"glu halves dimension {dim}, which has an odd size {n}")
+    a, b = I.slice(x, dim, 0, n // 2), I.slice(x, dim, n // 2, n)
+    return I.binary("mul", a, I.unary("sigmoid", b))
+
+
+def _scaled_sum(I, node, inp, y, beta, alpha):
+    """beta * inp + alpha * y (addmm, baddbmm); inp is ignored when beta is
+    0, as in PyTorch."""
+    if alpha != 1:
+        y = I.binary("mul", y, alpha)
+    if beta == 0:
+        return I.broadcast(y, _out_shape(node))
+    inp = I.cast(inp, y.et)
+    if beta != 1:
+        inp = I.binary("mul", inp, beta)
+    return I.binary("add", inp, y, _out_shape(node))
+
+
+@handles("aten.baddbmm.default")
+def _baddbmm(I, node, inp, b1, b2, beta=1, alpha=1):
+    return _scaled_sum(I, node, inp, I.matmul(b1, b2), beta, alpha)
 
 
 @handles("aten.layer_norm.default")

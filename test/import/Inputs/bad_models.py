@@ -47,3 +47,17 @@ def not_a_module():
 
 def raises():
     raise RuntimeError("the factory itself failed")
+
+
+class VarOfOne(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 1)
+
+    def forward(self, x):
+        return self.fc(x).var(-1).sum()  # unbiased over 1 element: NaN
+
+
+def var_of_one():
+    return VarOfOne(), (torch.randn(2, 8),)
+
