@@ -969,7 +969,48 @@ def _split(I, node, x, size, dim=0):
 @handles("aten.cat.default", "aten.concat.default")
 def _cat(I, node, xs, dim=0):
     xs = [x for x in xs if not (len(x.shape) == 1 and x.shape[0] == 0)]
+    return _concat(I, xs, dim, _out_shape(node))
+
+
+@handles("aten.stack.default")
+def _stack(I, node, xs, dim=0):
     shape = _out_shape(node)
+    dim = dim % len(shape)
+    one = shape[:dim] + (1,) + shape[dim + 1:]
+    return _concat(I, [I.reshape(x, one) for x in xs], dim, shape)
+
+
+@handles("aten.unbind.int")
+def _unbind(I, node, x, dim=0):
+    dim = dim % len(x.shape)
+    rest = x.shape[:dim] + x.shape[dim + 1:]
+    return tuple(I.reshape(I.slice(x, dim, i, i + 1), rest) for i in range(x.shape[dim]))
+
+
+@handles("aten.index_select.default")
+def _index_select(I, node, x, dim, index):
+    # An embedding lookup along `dim` (moved to the front): the same rows,
+    # and the same gradient (repeated indices add up).
+    dim = dim % len(x.shape)
+    if index.et not in ("i32", "i64") or len(index.shape) != 1:
+        fail("index_select needs a 1-D integer index")
+    perm = [dim] + [d for d in range(len(x.shape)) if d != dim]
+    xt = I.transpose(x, perm)
+    rest = xt.shape[1:]
+    n = 1
+    for d in rest:
+        n *= d
+    table = I.reshape(xt, (xt.shape[0], n))
+    k = index.shape[0]
+    rows = I.e.op(f"lpc.embedding {I.mat(table)}, {I.mat(index)} : {table.type}, {index.type} -> "
+                  f"{tensor_type((k, n), table.et)}", (k, n), table.et)
+    back = [0] * len(perm)
+    for i, p in enumerate(perm):
+        back[p] = i
+    return I.transpose(I.reshape(rows, (k,) + rest), back)
+
+
+def _concat(I, xs, dim, shape):
     et = "f32" if any(x.et == "f32" for x in xs) else xs[0].et
     xs = [I.cast(x, et) for x in xs]
     if len(xs) == 1:
@@ -1081,6 +1122,31 @@ def _amax(I, node, x, dims=(), keepdim=False):
 def _max_dim(I, node, x, dim, keepdim=False):
     # Only the values: an index output used later fails at its use.
     return (I.reduce("reduce_max", x, [dim], keepdim), None)
+
+
+@handles("aten.max.default")
+def _max_all(I, node, x):
+    return I.reduce("reduce_max", x, None, False)
+
+
+def _neg_max(I, x, dims, keepdim):
+    # min = -max(-x): exact.
+    return I.unary("neg", I.reduce("reduce_max", I.unary("neg", x), dims, keepdim))
+
+
+@handles("aten.amin.default")
+def _amin(I, node, x, dims=(), keepdim=False):
+    return _neg_max(I, x, dims, keepdim)
+
+
+@handles("aten.min.dim")
+def _min_dim(I, node, x, dim, keepdim=False):
+    return (_neg_max(I, x, [dim], keepdim), None)
+
+
+@handles("aten.min.default")
+def _min_all(I, node, x):
+    return _neg_max(I, x, None, False)
 
 
 def _reduced_dims(x, dims):

@@ -1,7 +1,8 @@
 """A classifier that uses the ATen ops of hand-written normalizations, gated
 MLPs and older attention code: var/std (unbiased, correction, keepdim),
 var_mean/std_mean, reciprocal, square, abs, glu, baddbmm and addmm with
-beta/alpha (parity-more-ops.test)."""
+beta/alpha, stack/unbind, index_select (repeated indices), amin/min/max
+(parity-more-ops.test)."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -32,6 +33,7 @@ class Net(nn.Module):
         self.bias = nn.Parameter(torch.randn(4, 1, 8) * 0.1)
         self.mix = nn.Parameter(torch.randn(32, 32) * 0.2)
         self.mix_bias = nn.Parameter(torch.randn(32) * 0.1)
+        self.table = nn.Parameter(torch.randn(8, 32) * 0.2)
         self.out = nn.Linear(32, CLASSES)
 
     def forward(self, x, y):
@@ -45,6 +47,13 @@ class Net(nn.Module):
         g = torch.baddbmm(self.bias, g, self.heads, beta=0.5, alpha=2.0)
         h = h + g.transpose(0, 1).reshape(BATCH, 32) * 0.1
         h = torch.addmm(self.mix_bias, h, self.mix, beta=0.7, alpha=0.3) + h
+        parts = torch.unbind(h.reshape(BATCH, 4, 8), dim=1)            # 4 x [B, 8]
+        h = torch.stack([parts[0], parts[3], parts[1] * 0.5, parts[2]], dim=1).reshape(BATCH, 32)
+        rows = torch.index_select(self.table, 0, torch.tensor([3, 0, 0, 7, 5]))  # [5, 32]
+        cols = torch.index_select(h, 1, torch.tensor([31, 2, 2]))        # [B, 3]
+        h = (h + rows.mean(0) + cols.sum(-1, keepdim=True) * 0.1
+             + h.amin(-1, keepdim=True) * 0.1 + torch.min(h, dim=0).values * 0.1
+             + h.max() * 0.01 + h.min() * 0.01)
         return self.out(h)
 
 
