@@ -757,6 +757,18 @@ LogicalResult EmbeddingGradOp::verify() {
       grad.getElementType() != out.getElementType())
     return emitOpError() << "grad " << grad
                          << " must be indices.shape x [dim] of " << out;
+  if (auto pad = getPaddingIdx(); pad && *pad >= uint64_t(out.getDimSize(0)))
+    return emitOpError() << "padding_idx " << *pad << " is not a row of the "
+                         << out.getDimSize(0) << "-row table";
+  return success();
+}
+
+LogicalResult EmbeddingOp::verify() {
+  int64_t rows = getTable().getType().getDimSize(0);
+  if (auto pad = getPaddingIdx();
+      pad && !ShapedType::isDynamic(rows) && *pad >= uint64_t(rows))
+    return emitOpError() << "padding_idx " << *pad << " is not a row of the "
+                         << rows << "-row table";
   return success();
 }
 

@@ -565,7 +565,8 @@ LogicalResult Differentiator::backprop(Operation *op) {
       .Case([&](EmbeddingOp o) {
         accumulate(loc, o.getTable(),
                    EmbeddingGradOp::create(b, loc, tensorType(o.getTable()),
-                                           grad(), o.getIndices()));
+                                           grad(), o.getIndices(),
+                                           o.getPaddingIdxAttr()));
         return success();
       })
       .Case([&](CausalMaskOp o) {

@@ -175,7 +175,8 @@ struct LowerEmbedding : OpRewritePattern<EmbeddingOp> {
 
 /// table[ids[n], d] += grad[n, d] for n = 0, 1, ... in order (the order the
 /// reference sums in), as loops over tensors that bufferize in place:
-/// O(N * D). Ids outside [0, V) contribute nothing, as in the reference.
+/// O(N * D). Ids outside [0, V) and the padding row contribute nothing, as
+/// in the reference.
 struct LowerEmbeddingGrad : OpRewritePattern<EmbeddingGradOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(EmbeddingGradOp op,
@@ -204,6 +205,11 @@ struct LowerEmbeddingGrad : OpRewritePattern<EmbeddingGradOp> {
                                     cst(b, 0)),
               arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, id,
                                     cst(b, vocab)));
+          if (auto pad = op.getPaddingIdx()) // its row gets no gradient
+            inRange = arith::AndIOp::create(
+                b, l, inRange,
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, id,
+                                      cst(b, int64_t(*pad))));
           auto ifOp = scf::IfOp::create(
               b, l, inRange,
               [&](OpBuilder &tb, Location tl) {

@@ -356,6 +356,8 @@ LogicalResult Evaluator::eval(EmbeddingGradOp op) {
     if (failed(checkId(op, ids.data[p], p, vocab)))
       return failure();
     int64_t row = static_cast<int64_t>(ids.data[p]);
+    if (auto pad = op.getPaddingIdx(); pad && uint64_t(row) == *pad)
+      continue; // nn.Embedding's padding row gets no gradient
     for (int64_t k = 0; k < dim; ++k)
       out.data[row * dim + k] += g.data[p * dim + k];
   }

@@ -1762,3 +1762,29 @@ func.func @all_gather_rank(%g: tensor<4x8xf32>) {
   %0 = lpc.all_gather %g ranks(2) : tensor<4x8xf32> -> tensor<8x8x1xf32>
   return
 }
+
+// -----
+
+// lpc.embedding / lpc.embedding_grad padding_idx
+
+func.func @embedding_padding_idx(%w: tensor<4x8xf32>, %ids: tensor<2xi32>) {
+  // expected-error @+1 {{'lpc.embedding' op padding_idx 4 is not a row of the 4-row table}}
+  %0 = lpc.embedding %w, %ids {padding_idx = 4 : i64} : tensor<4x8xf32>, tensor<2xi32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_grad_padding_idx(%g: tensor<2x8xf32>, %ids: tensor<2xi32>) {
+  // expected-error @+1 {{'lpc.embedding_grad' op padding_idx 9 is not a row of the 4-row table}}
+  %0 = lpc.embedding_grad %g, %ids {padding_idx = 9 : i64} : tensor<2x8xf32>, tensor<2xi32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_negative_padding_idx(%w: tensor<4x8xf32>, %ids: tensor<2xi32>) {
+  // expected-error @+1 {{'lpc.embedding' op attribute 'padding_idx' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %0 = lpc.embedding %w, %ids {padding_idx = -1 : i64} : tensor<4x8xf32>, tensor<2xi32> -> tensor<2x8xf32>
+  return
+}

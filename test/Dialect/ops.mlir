@@ -305,8 +305,8 @@ func.func @movement(%x: tensor<8xf32>, %m: tensor<4x1xbf16>, %t: tensor<2x3x4xf1
   %9 = lpc.concat %i, %i, %i axis = -1 : tensor<6xi32>, tensor<6xi32>, tensor<6xi32> -> tensor<18xi32>
   // CHECK-NEXT: %[[R10:.*]] = lpc.embedding %[[TAB]], %[[IDS]] : tensor<100x16xbf16>, tensor<2x5xi64> -> tensor<2x5x16xbf16>{{$}}
   %10 = lpc.embedding %tab, %ids : tensor<100x16xbf16>, tensor<2x5xi64> -> tensor<2x5x16xbf16>
-  // CHECK-NEXT: %[[R11:.*]] = lpc.embedding %[[TAB]], %[[I]] : tensor<100x16xbf16>, tensor<6xi32> -> tensor<6x16xbf16>{{$}}
-  %11 = lpc.embedding %tab, %i : tensor<100x16xbf16>, tensor<6xi32> -> tensor<6x16xbf16>
+  // CHECK-NEXT: %[[R11:.*]] = lpc.embedding %[[TAB]], %[[I]] {padding_idx = 99 : i64} : tensor<100x16xbf16>, tensor<6xi32> -> tensor<6x16xbf16>{{$}}
+  %11 = lpc.embedding %tab, %i {padding_idx = 99 : i64} : tensor<100x16xbf16>, tensor<6xi32> -> tensor<6x16xbf16>
   // The default fill (-inf) is not printed.
   // CHECK-NEXT: %[[R12:.*]] = lpc.causal_mask %[[S]] : tensor<2x4x6xf32>{{$}}
   %12 = lpc.causal_mask %s : tensor<2x4x6xf32>

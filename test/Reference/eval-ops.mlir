@@ -299,13 +299,20 @@ func.func @dropout() -> (tensor<f32>, tensor<f32>, tensor<f32>) {
 // EMBGRAD-NEXT:   {{\[}}[0, 0], [13, 16], [0, 0], [3, 4]]
 // EMBGRAD-NEXT: result #1: tensor<2x2x2xf32>
 // EMBGRAD-NEXT:   {{\[}}{{\[}}[13, 16], [3, 4]], {{\[}}[13, 16], [13, 16]]]
-func.func @embedding_grad() -> (tensor<4x2xf32>, tensor<2x2x2xf32>) {
+// With padding_idx = 1 row 1 gets no gradient; the lookup is unchanged.
+// EMBGRAD-NEXT: result #2: tensor<4x2xf32>
+// EMBGRAD-NEXT:   {{\[}}[0, 0], [0, 0], [0, 0], [3, 4]]
+// EMBGRAD-NEXT: result #3: tensor<2x2x2xf32>
+// EMBGRAD-NEXT:   {{\[}}{{\[}}[13, 16], [3, 4]], {{\[}}[13, 16], [13, 16]]]
+func.func @embedding_grad() -> (tensor<4x2xf32>, tensor<2x2x2xf32>, tensor<4x2xf32>, tensor<2x2x2xf32>) {
   %g = lpc.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]> : tensor<4x2xf32>
   %ids = lpc.constant dense<[1, 3, 1, 1]> : tensor<4xi32>
   %0 = lpc.embedding_grad %g, %ids : tensor<4x2xf32>, tensor<4xi32> -> tensor<4x2xf32>
   %ids2 = lpc.reshape %ids : tensor<4xi32> -> tensor<2x2xi32>
   %1 = lpc.embedding %0, %ids2 : tensor<4x2xf32>, tensor<2x2xi32> -> tensor<2x2x2xf32>
-  return %0, %1 : tensor<4x2xf32>, tensor<2x2x2xf32>
+  %2 = lpc.embedding_grad %g, %ids {padding_idx = 1 : i64} : tensor<4x2xf32>, tensor<4xi32> -> tensor<4x2xf32>
+  %3 = lpc.embedding %0, %ids2 {padding_idx = 1 : i64} : tensor<4x2xf32>, tensor<2x2xi32> -> tensor<2x2x2xf32>
+  return %0, %1, %2, %3 : tensor<4x2xf32>, tensor<2x2x2xf32>, tensor<4x2xf32>, tensor<2x2x2xf32>
 }
 
 // x = [[1, 2, 3], [4, 5, 6]]: transpose, broadcast along a new middle dim,

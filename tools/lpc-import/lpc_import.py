@@ -898,7 +898,7 @@ def _matmul(I, node, a, b):
     return I.matmul(a, b)
 
 
-@handles("aten.t.default")
+@handles("aten.t.default", "aten.numpy_T.default")
 def _t(I, node, x):
     return I.transpose(x, list(range(len(x.shape)))[::-1])
 
@@ -1280,10 +1280,16 @@ def _rms_norm(I, node, x, shape, w=None, eps=None):
 
 @handles("aten.embedding.default")
 def _embedding(I, node, w, ids, padding_idx=-1, scale_grad=False, sparse=False):
+    if scale_grad:
+        fail("embedding with scale_grad_by_freq is not supported")
+    attrs = ""
     if padding_idx is not None and padding_idx >= 0:
-        fail("embedding with padding_idx is not supported (its row gets no gradient in PyTorch)")
+        # The row of nn.Embedding(padding_idx=...) gets no gradient.
+        if padding_idx >= w.shape[0]:
+            fail(f"padding_idx {padding_idx} is not a row of the {w.shape[0]}-row table")
+        attrs = f" {{padding_idx = {int(padding_idx)} : i64}}"
     shape = ids.shape + (w.shape[1],)
-    return I.e.op(f"lpc.embedding {I.mat(w)}, {I.mat(ids)} : {w.type}, {ids.type} -> "
+    return I.e.op(f"lpc.embedding {I.mat(w)}, {I.mat(ids)}{attrs} : {w.type}, {ids.type} -> "
                   f"{tensor_type(shape, w.et)}", shape, w.et)
 
 

@@ -607,7 +607,8 @@ Model buildGpt(MLIRContext *ctx, const GptConfig &c) {
   // Embeddings: wte[tokens] + wpe broadcast over the batch.
   Value wte = mb.param("wte", "", {V, D}, embedInit);
   Value wpe = mb.param("wpe", "", {S, D}, embedInit);
-  Value tok = EmbeddingOp::create(b, mb.loc("wte"), wte, tokens);
+  Value tok = EmbeddingOp::create(b, mb.loc("wte"), wte, tokens,
+                                  /*padding_idx=*/IntegerAttr());
   Value pos = BroadcastOp::create(b, mb.loc("wpe"), mb.f32({B, S, D}), wpe,
                                   ArrayRef<int64_t>{1, 2});
   Value x = AddOp::create(b, mb.loc("embed"), tok, pos);

@@ -428,18 +428,27 @@ def Lpc_EmbeddingOp : Lpc_Op<"embedding", [Pure, FollowPrecision,
     Result shape is `indices.shape ++ [D]`. Out-of-range ids are an error at
     run time.
 
+    `padding_idx` (optional, a row of the table) is PyTorch's
+    `nn.Embedding(padding_idx=...)`: the lookup is unchanged, but that row
+    gets no gradient (`lpc.embedding_grad` leaves it zero), so training
+    never moves it.
+
     ```mlir
     // %wte: tensor<256x64xf32>, %ids: tensor<8x32xi32>
     %h = lpc.embedding %wte, %ids : tensor<256x64xf32>, tensor<8x32xi32>
         -> tensor<8x32x64xf32>
+    %p = lpc.embedding %wte, %ids {padding_idx = 0 : i64}
+        : tensor<256x64xf32>, tensor<8x32xi32> -> tensor<8x32x64xf32>
     ```
   }];
-  let arguments = (ins Lpc_FloatTensor:$table, Lpc_IntTensor:$indices);
+  let arguments = (ins Lpc_FloatTensor:$table, Lpc_IntTensor:$indices,
+                   OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$padding_idx);
   let results = (outs Lpc_FloatTensor:$result);
   let assemblyFormat = [{
     $table `,` $indices attr-dict `:` type($table) `,` type($indices)
     `->` type($result)
   }];
+  let hasVerifier = 1;
 }
 
 def Lpc_CausalMaskOp : Lpc_Op<"causal_mask", [Pure, FollowPrecision,

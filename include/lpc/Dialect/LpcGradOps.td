@@ -275,7 +275,8 @@ def Lpc_EmbeddingGradOp : Lpc_Op<"embedding_grad", [Pure, FollowPrecision]> {
   let summary = "gradient of lpc.embedding w.r.t. the table (scatter-add)";
   let description = [{
     Adds each row of `grad` ([indices..., D]) into row `indices[...]` of a
-    zero [V, D] table; repeated ids accumulate.
+    zero [V, D] table; repeated ids accumulate. Row `padding_idx` (when
+    given, from the lpc.embedding) stays zero.
 
     ```mlir
     // %g: tensor<8x32x64xf32>, %ids: tensor<8x32xi32>
@@ -283,7 +284,8 @@ def Lpc_EmbeddingGradOp : Lpc_Op<"embedding_grad", [Pure, FollowPrecision]> {
         -> tensor<256x64xf32>
     ```
   }];
-  let arguments = (ins Lpc_FloatTensor:$grad, Lpc_IntTensor:$indices);
+  let arguments = (ins Lpc_FloatTensor:$grad, Lpc_IntTensor:$indices,
+                   OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$padding_idx);
   let results = (outs Lpc_FloatTensor:$result);
   let assemblyFormat = [{
     $grad `,` $indices attr-dict `:` type($grad) `,` type($indices) `->`
