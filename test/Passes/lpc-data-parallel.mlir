@@ -27,7 +27,10 @@
 // RUN: lpc-opt %examples/mlp.mlir -lpc-autodiff -lpc-data-parallel -lpc-mixed-precision=policy=bf16 | FileCheck %s --check-prefix=BF16-BUCKET
 // RUN: lpc-opt %examples/mlp.mlir -lpc-autodiff -lpc-data-parallel=bucket-mb=0 -lpc-mixed-precision=policy=fp16 | FileCheck %s --check-prefix=FP16
 // The precision report's communication section: each collective's payload
-// on the wire against fp32 (FP8 adds the 4-byte amax of its scale).
+// on the wire against fp32 (FP8 adds the 4-byte amax of its scale); the
+// amaxes of the FP8 activations and output gradients (4) travel together
+// (the FP8 weights' (2) need no collective: every rank holds the same
+// weights).
 // RUN: lpc-opt %examples/mlp.mlir -lpc-autodiff -lpc-data-parallel="bucket-mb=1 comm-precision=fp8" -lpc-mixed-precision="policy=fp8 reduce-amax=true" -lpc-precision-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
 // RUN: lpc-opt %examples/mlp.mlir -lpc-autodiff -lpc-data-parallel="bucket-mb=1 comm-precision=fp8" -lpc-precision-report=json=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON
 // REPORT-LABEL: precision report @mlp_train_step
@@ -38,7 +41,7 @@
 // REPORT-NEXT: gradients, bucket 1 (1 tensor) backward(fc2) 1048576  fp8_e4m3 1.00 MiB 4.00 MiB
 // REPORT-NEXT: gradients, bucket 2 (1 tensor) backward(fc1) 1024  fp8_e4m3 1.00 KiB 4.00 KiB
 // REPORT-NEXT: gradients, bucket 3 (1 tensor) backward(fc1) 802816  fp8_e4m3 784.00 KiB 3.06 MiB
-// REPORT-NEXT: max image 6  fp32 24 B 24 B
+// REPORT-NEXT: max image 4  fp32 16 B 16 B
 // REPORT-NEXT: total 1.78 MiB 7.11 MiB
 // JSON: "communication": {
 // JSON: "comm_precision": "fp32",
