@@ -1010,6 +1010,31 @@ def _index_select(I, node, x, dim, index):
     return I.transpose(I.reshape(rows, (k,) + rest), back)
 
 
+@handles("aten.index.Tensor")
+def _index(I, node, x, indices):
+    # Advanced indexing with one integer index tensor, x[..., idx, ...]: a
+    # lookup along that dimension (index_select), the index's shape in its
+    # place. A constant index may be negative (it counts from the end); a
+    # computed one must lie in [0, n), which the lookup checks at run time.
+    dims = [d for d, t in enumerate(indices) if t is not None]
+    if len(dims) != 1:
+        fail("indexing with several index tensors is not supported (one only)")
+    d = dims[0]
+    idx = indices[d]
+    if idx.et not in ("i32", "i64"):
+        fail("indexing with a boolean mask is not supported (an integer index only)")
+    n = x.shape[d]
+    if idx.const is not None:
+        import torch
+        c = idx.const.to(torch.int64)
+        if bool(((c < -n) | (c >= n)).any()):
+            fail(f"an index is out of range for a dimension of size {n}")
+        idx = I.const(torch.where(c < 0, c + n, c), "i32")
+    flat = I.reshape(idx, (max(1, int(np.prod(idx.shape))),) if idx.shape else (1,))
+    picked = _index_select(I, node, x, d, flat)
+    return I.reshape(picked, _out_shape(node))
+
+
 def _concat(I, xs, dim, shape):
     et = "f32" if any(x.et == "f32" for x in xs) else xs[0].et
     xs = [I.cast(x, et) for x in xs]

@@ -61,3 +61,17 @@ class VarOfOne(nn.Module):
 def var_of_one():
     return VarOfOne(), (torch.randn(2, 8),)
 
+
+
+class TwoIndices(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.fc(x)
+        return y[[0, 1], [2, 3]].sum()  # two index tensors at once
+
+
+def two_indices():
+    return TwoIndices(), (torch.randn(2, 8),)

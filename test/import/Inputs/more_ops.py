@@ -1,7 +1,8 @@
 """A classifier that uses the ATen ops of hand-written normalizations, gated
 MLPs and older attention code: var/std (unbiased, correction, keepdim),
 var_mean/std_mean, reciprocal, square, abs, glu, baddbmm and addmm with
-beta/alpha, stack/unbind, index_select (repeated indices), amin/min/max
+beta/alpha, stack/unbind, index_select (repeated indices), indexing with an index
+tensor (constant with negative entries, and computed), amin/min/max
 (parity-more-ops.test)."""
 import torch
 import torch.nn as nn
@@ -54,6 +55,9 @@ class Net(nn.Module):
         h = (h + rows.mean(0) + cols.sum(-1, keepdim=True) * 0.1
              + h.amin(-1, keepdim=True) * 0.1 + torch.min(h, dim=0).values * 0.1
              + h.max() * 0.01 + h.min() * 0.01)
+        # Advanced indexing: a constant index (negative, repeated) and a
+        # computed one (the labels pick rows of a table).
+        h = h + h[:, [3, -1, 3]].sum(-1, keepdim=True) * 0.1 + self.table[y] * 0.5
         return self.out(h)
 
 
