@@ -60,6 +60,14 @@ Value flatView(RewriterBase &b, Location loc, Value v) {
   return memref::CastOp::create(b, loc, to, f);
 }
 
+/// The runtime's code for a reduction kind (sum = 0, mean = 1, max = 2).
+Value kindCode(RewriterBase &b, Location loc, AllReduceKind kind) {
+  int64_t code = kind == AllReduceKind::sum    ? 0
+                 : kind == AllReduceKind::mean ? 1
+                                               : 2;
+  return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(code));
+}
+
 /// The input read in place; the result is a new buffer.
 struct AllReduceModel : ReadOnlyCallModel<AllReduceModel, AllReduceOp> {
   LogicalResult bufferize(Operation *op, RewriterBase &b,
@@ -77,10 +85,7 @@ struct AllReduceModel : ReadOnlyCallModel<AllReduceModel, AllReduceOp> {
     if (ar.getKind() == AllReduceKind::any_nonfinite) {
       callRuntimeEntry(b, op, "lpc_rt_all_reduce_any_nonfinite_f32", {inView, out});
     } else {
-      int64_t kind = ar.getKind() == AllReduceKind::sum    ? 0
-                     : ar.getKind() == AllReduceKind::mean ? 1
-                                                           : 2;
-      Value k = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(kind));
+      Value k = kindCode(b, loc, ar.getKind());
       Value wire = arith::ConstantOp::create(
           b, loc, b.getI64IntegerAttr(int64_t(ar.getCommPrecision())));
       callRuntimeEntry(b, op, "lpc_rt_all_reduce_f32",
@@ -113,9 +118,7 @@ struct ShardingModel : ReadOnlyCallModel<ShardingModel<OpT>, OpT> {
     StringRef entry = "lpc_rt_all_gather_f32";
     if constexpr (std::is_same_v<OpT, ReduceScatterOp>) {
       entry = "lpc_rt_reduce_scatter_f32";
-      args.push_back(i64(c.getKind() == AllReduceKind::sum    ? 0
-                         : c.getKind() == AllReduceKind::mean ? 1
-                                                              : 2));
+      args.push_back(kindCode(b, loc, c.getKind()));
     }
     args.push_back(i64(int64_t(c.getCommPrecision())));
     args.push_back(i64(c.getRanks()));

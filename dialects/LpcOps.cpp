@@ -745,6 +745,17 @@ LogicalResult ReduceMaxGradOp::verify() {
   return success();
 }
 
+/// lpc.embedding's and lpc.embedding_grad's padding_idx: a row of the table.
+static LogicalResult verifyPaddingIdx(Operation *op,
+                                      std::optional<uint64_t> pad,
+                                      int64_t rows) {
+  if (pad && !ShapedType::isDynamic(rows) && *pad >= uint64_t(rows))
+    return op->emitOpError() << "padding_idx " << *pad
+                             << " is not a row of the " << rows
+                             << "-row table";
+  return success();
+}
+
 LogicalResult EmbeddingGradOp::verify() {
   RankedTensorType grad = getGrad().getType(), ids = getIndices().getType(),
                    out = getResult().getType();
@@ -757,19 +768,12 @@ LogicalResult EmbeddingGradOp::verify() {
       grad.getElementType() != out.getElementType())
     return emitOpError() << "grad " << grad
                          << " must be indices.shape x [dim] of " << out;
-  if (auto pad = getPaddingIdx(); pad && *pad >= uint64_t(out.getDimSize(0)))
-    return emitOpError() << "padding_idx " << *pad << " is not a row of the "
-                         << out.getDimSize(0) << "-row table";
-  return success();
+  return verifyPaddingIdx(*this, getPaddingIdx(), out.getDimSize(0));
 }
 
 LogicalResult EmbeddingOp::verify() {
-  int64_t rows = getTable().getType().getDimSize(0);
-  if (auto pad = getPaddingIdx();
-      pad && !ShapedType::isDynamic(rows) && *pad >= uint64_t(rows))
-    return emitOpError() << "padding_idx " << *pad << " is not a row of the "
-                         << rows << "-row table";
-  return success();
+  return verifyPaddingIdx(*this, getPaddingIdx(),
+                          getTable().getType().getDimSize(0));
 }
 
 LogicalResult SliceGradOp::verify() {
@@ -936,13 +940,21 @@ LogicalResult ClipByGlobalNormOp::verify() {
   return success();
 }
 
+/// The reducing collectives' wire rule: a narrow format needs kind mean
+/// (the runtime sums the narrow values in f32 and divides by the ranks).
+static LogicalResult verifyWireKind(Operation *op, Precision wire,
+                                    AllReduceKind kind) {
+  if (wire != Precision::fp32 && kind != AllReduceKind::mean)
+    return op->emitOpError()
+           << "comm_precision " << stringifyPrecision(wire) << " needs "
+           << "kind mean (" << stringifyAllReduceKind(kind)
+           << " communicates in fp32 only)";
+  return success();
+}
+
 LogicalResult AllReduceOp::verify() {
-  if (getCommPrecision() != Precision::fp32 &&
-      getKind() != AllReduceKind::mean)
-    return emitOpError() << "comm_precision "
-                         << stringifyPrecision(getCommPrecision()) << " needs "
-                         << "kind mean (" << stringifyAllReduceKind(getKind())
-                         << " communicates in fp32 only)";
+  if (failed(verifyWireKind(*this, getCommPrecision(), getKind())))
+    return failure();
   auto in = getInput().getType();
   auto out = getResult().getType();
   if (getKind() == AllReduceKind::any_nonfinite) {
@@ -991,12 +1003,8 @@ LogicalResult ReduceScatterOp::verify() {
   if (getKind() == AllReduceKind::any_nonfinite)
     return emitOpError() << "kind must be sum, mean or max (any_nonfinite is "
                             "lpc.all_reduce's)";
-  if (getCommPrecision() != Precision::fp32 &&
-      getKind() != AllReduceKind::mean)
-    return emitOpError() << "comm_precision "
-                         << stringifyPrecision(getCommPrecision()) << " needs "
-                         << "kind mean (" << stringifyAllReduceKind(getKind())
-                         << " communicates in fp32 only)";
+  if (failed(verifyWireKind(*this, getCommPrecision(), getKind())))
+    return failure();
   return verifyRankBlocks(*this, getInput().getType(), getResult().getType(),
                           getRanks(), "input", "result");
 }

@@ -1030,7 +1030,7 @@ def _index(I, node, x, indices):
         if bool(((c < -n) | (c >= n)).any()):
             fail(f"an index is out of range for a dimension of size {n}")
         idx = I.const(torch.where(c < 0, c + n, c), "i32")
-    flat = I.reshape(idx, (max(1, int(np.prod(idx.shape))),) if idx.shape else (1,))
+    flat = I.reshape(idx, (int(np.prod(idx.shape)),))
     picked = _index_select(I, node, x, d, flat)
     return I.reshape(picked, _out_shape(node))
 
@@ -1204,32 +1204,30 @@ def _var_mean(I, x, dims, correction, keepdim):
     return var, mean
 
 
-@handles("aten.var.correction", "aten.var.dim", "aten.var.default")
-def _var(I, node, x, dim=None, unbiased=None, keepdim=False, correction=None):
-    # var.dim(x, dim, unbiased, keepdim); var.default(x, unbiased);
-    # var.correction(x, dim, *, correction, keepdim).
-    if isinstance(dim, bool):  # var.default's unbiased
-        dim, unbiased = None, dim
-    if correction is None and unbiased is not None:
-        correction = 1 if unbiased else 0
-    return _var_mean(I, x, dim, correction, keepdim)[0]
-
-
-@handles("aten.std.correction", "aten.std.dim", "aten.std.default")
-def _std(I, node, x, dim=None, unbiased=None, keepdim=False, correction=None):
-    return I.unary("sqrt", _var(I, node, x, dim, unbiased, keepdim, correction))
-
-
 @handles("aten.var_mean.correction", "aten.var_mean.dim")
 def _var_mean_h(I, node, x, dim=None, unbiased=None, keepdim=False, correction=None):
+    # *.dim(x, dim, unbiased, keepdim); *.default(x, unbiased);
+    # *.correction(x, dim, *, correction, keepdim).
+    if isinstance(dim, bool):  # .default's unbiased
+        dim, unbiased = None, dim
     if correction is None and unbiased is not None:
         correction = 1 if unbiased else 0
     return _var_mean(I, x, dim, correction, keepdim)
 
 
+@handles("aten.var.correction", "aten.var.dim", "aten.var.default")
+def _var(I, node, x, *args, **kw):
+    return _var_mean_h(I, node, x, *args, **kw)[0]
+
+
+@handles("aten.std.correction", "aten.std.dim", "aten.std.default")
+def _std(I, node, x, *args, **kw):
+    return I.unary("sqrt", _var(I, node, x, *args, **kw))
+
+
 @handles("aten.std_mean.correction", "aten.std_mean.dim")
-def _std_mean(I, node, x, dim=None, unbiased=None, keepdim=False, correction=None):
-    var, mean = _var_mean_h(I, node, x, dim, unbiased, keepdim, correction)
+def _std_mean(I, node, x, *args, **kw):
+    var, mean = _var_mean_h(I, node, x, *args, **kw)
     return I.unary("sqrt", var), mean
 
 
