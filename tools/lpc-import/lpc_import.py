@@ -954,6 +954,46 @@ def _select(I, node, x, dim, index):
     return I.reshape(s, _out_shape(node))
 
 
+@handles("aten.slice_scatter.default")
+def _slice_scatter(I, node, x, src, dim=0, start=None, end=None, step=1):
+    # A write into a slice (functionalized `x[:, a:b] = ...`): x's parts
+    # before and after the slice around src, concatenated.
+    dim = dim % len(x.shape)
+    n = x.shape[dim]
+    start = 0 if start is None else int(start)
+    end = n if end is None or end >= 2**62 else int(end)
+    start, end = (start + n if start < 0 else start), (end + n if end < 0 else end)
+    start, end = max(0, min(start, n)), max(0, min(end, n))
+    if step != 1:
+        fail(f"a write into a strided slice (step {step}) is not supported")
+    src = I.broadcast(I.cast(src, x.et), x.shape[:dim] + (end - start,) + x.shape[dim + 1:])
+    parts = [p for p in (I.slice(x, dim, 0, start) if start > 0 else None, src,
+                         I.slice(x, dim, end, n) if end < n else None) if p is not None]
+    return _concat(I, parts, dim, x.shape)
+
+
+@handles("aten.select_scatter.default")
+def _select_scatter(I, node, x, src, dim, index):
+    dim = dim % len(x.shape)
+    index = index % x.shape[dim]
+    src = I.reshape(I.broadcast(src, x.shape[:dim] + x.shape[dim + 1:]),
+                    x.shape[:dim] + (1,) + x.shape[dim + 1:])
+    return _slice_scatter(I, node, x, src, dim, index, index + 1)
+
+
+@handles("aten.copy.default")
+def _copy(I, node, x, src, non_blocking=False):
+    # Functionalized `x.copy_(src)` / `x[...] = src`: src in x's shape and type.
+    return I.broadcast(I.cast(src, x.et), x.shape)
+
+
+@handles("aten.fill.Scalar", "aten.fill.Tensor", "aten.zero.default")
+def _fill(I, node, x, value=0):
+    # Functionalized `x.fill_(v)` / `x.zero_()` / `x[...] = v`: v in x's shape.
+    v = value if isinstance(value, V) else I.scalar_like(value, x, ())
+    return I.broadcast(I.cast(v, x.et), x.shape)
+
+
 @handles("aten.split.Tensor", "aten.split_with_sizes.default", "aten.chunk.default")
 def _split(I, node, x, size, dim=0):
     dim = dim % len(x.shape)
@@ -1570,6 +1610,28 @@ def parse_loss(s):
          "(OUTPUT: index of the module's tensor output)")
 
 
+def functionalize(ep, model):
+    """The exported program without in-place ops. torch.export's training IR
+    keeps a module's `x.add_(y)` or `relu_(x)` as written; running the
+    program's decompositions with an empty table only functionalizes it
+    (add_ becomes add, a write into a view becomes a scatter), keeping
+    every other op, and node metadata, as exported."""
+    import torch
+
+    def mutates(n):
+        schema = getattr(n.target, "_schema", None)
+        return n.op == "call_function" and schema is not None and schema.is_mutable
+
+    if not any(mutates(n) for n in ep.graph.nodes):
+        return ep
+    try:
+        return ep.run_decompositions({})
+    except Exception as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        fail(f"{model}: removing the module's in-place ops (torch.export functionalization) failed: "
+             f"{type(e).__name__}: {first}")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(
         prog="lpc-import",
@@ -1604,6 +1666,7 @@ def main(argv=None):
         except Exception as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             fail(f"{a.model}: torch.export could not export the module: {type(e).__name__}: {first}")
+        ep = functionalize(ep, a.model)
         imp = Importer(ep, path, a.name, a.attention)
         first = {}
         for n, prm in module.named_parameters(remove_duplicate=False):

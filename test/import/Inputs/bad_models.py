@@ -75,3 +75,18 @@ class TwoIndices(nn.Module):
 
 def two_indices():
     return TwoIndices(), (torch.randn(2, 8),)
+
+
+class StridedWrite(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.fc(x)
+        y[:, ::2] = 0.0  # a write into a strided slice: no lpc form yet
+        return y.sum()
+
+
+def strided_write():
+    return StridedWrite(), (torch.randn(2, 8),)
