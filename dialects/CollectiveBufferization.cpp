@@ -1,6 +1,7 @@
 //===- CollectiveBufferization.cpp - collectives become runtime calls -----===//
 //
-// lpc.all_reduce, lpc.reduce_scatter and lpc.all_gather have no loop nest:
+// lpc.all_reduce, lpc.reduce_scatter, lpc.all_gather and lpc.shard have no
+// loop nest:
 // they are collectives of the runtime
 // (runtime/comm, MPI). lpc-to-linalg leaves it and one-shot-bufferize turns
 // it into a call through this model: the input read where it is (copied to
@@ -17,6 +18,7 @@
 //   lpc_rt_all_gather_f32(in, out, wire, ranks)     ranks: the op's `ranks`,
 //                                                  which the runtime checks
 //                                                  against the run's
+//   lpc_rt_shard_f32(in, out, ranks)               lpc.shard: a local copy
 //
 // The entry points copy (or test) the input when the process is one rank.
 //
@@ -96,9 +98,10 @@ struct AllReduceModel : ReadOnlyCallModel<AllReduceModel, AllReduceOp> {
   }
 };
 
-/// lpc.reduce_scatter and lpc.all_gather: the input read in place, the
-/// result a new buffer, both flat; then the kind (reduce_scatter only), the
-/// wire format and the rank count the step was built for.
+/// lpc.reduce_scatter, lpc.all_gather and lpc.shard: the input read in
+/// place, the result a new buffer, both flat; then the kind (reduce_scatter
+/// only), the wire format (not lpc.shard's: nothing travels) and the rank
+/// count the step was built for.
 template <typename OpT>
 struct ShardingModel : ReadOnlyCallModel<ShardingModel<OpT>, OpT> {
   LogicalResult bufferize(Operation *op, RewriterBase &b,
@@ -120,7 +123,10 @@ struct ShardingModel : ReadOnlyCallModel<ShardingModel<OpT>, OpT> {
       entry = "lpc_rt_reduce_scatter_f32";
       args.push_back(kindCode(b, loc, c.getKind()));
     }
-    args.push_back(i64(int64_t(c.getCommPrecision())));
+    if constexpr (std::is_same_v<OpT, ShardOp>)
+      entry = "lpc_rt_shard_f32";
+    else
+      args.push_back(i64(int64_t(c.getCommPrecision())));
     args.push_back(i64(c.getRanks()));
     callRuntimeEntry(b, op, entry, args);
     replaceOpWithBufferizedValues(b, op, out);
@@ -134,4 +140,5 @@ void mlir::lpc::attachCollectiveBufferization(MLIRContext *ctx) {
   AllReduceOp::attachInterface<AllReduceModel>(*ctx);
   ReduceScatterOp::attachInterface<ShardingModel<ReduceScatterOp>>(*ctx);
   AllGatherOp::attachInterface<ShardingModel<AllGatherOp>>(*ctx);
+  ShardOp::attachInterface<ShardingModel<ShardOp>>(*ctx);
 }

@@ -125,9 +125,10 @@ LogicalResult LpcDialect::verifyOperationAttribute(Operation *op,
   if (name == "lpc.bucket") {
     // Written by lpc-data-parallel on a gradient bucket's collective.
     auto index = dyn_cast<IntegerAttr>(value);
-    if (!isa<AllReduceOp>(op) || !index || index.getInt() < 0)
+    if (!isa<AllReduceOp, ReduceScatterOp>(op) || !index || index.getInt() < 0)
       return op->emitError() << "'" << name
-                             << "' must be an index >= 0 on an lpc.all_reduce";
+                             << "' must be an index >= 0 on an lpc.all_reduce "
+                                "or lpc.reduce_scatter";
     return success();
   }
   return op->emitError() << "unknown lpc attribute '" << name

@@ -1014,5 +1014,10 @@ LogicalResult AllGatherOp::verify() {
                           getRanks(), "result", "input");
 }
 
+LogicalResult ShardOp::verify() {
+  return verifyRankBlocks(*this, getInput().getType(), getResult().getType(),
+                          getRanks(), "input", "result");
+}
+
 #define GET_OP_CLASSES
 #include "lpc/Dialect/LpcOps.cpp.inc"

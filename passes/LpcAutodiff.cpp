@@ -611,7 +611,7 @@ LogicalResult Differentiator::backprop(Operation *op) {
           accumulate(loc, o.getTarget(), NegOp::create(b, loc, d));
         return success();
       })
-      .Case<AllReduceOp, ReduceScatterOp, AllGatherOp>([&](Operation *o) {
+      .Case<AllReduceOp, ReduceScatterOp, AllGatherOp, ShardOp>([&](Operation *o) {
         return o->emitError()
                << "lpc-autodiff: " << o->getName() << " lies between a parameter and "
                   "the loss; collectives have no gradient rule: they belong "

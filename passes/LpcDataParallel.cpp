@@ -3,8 +3,10 @@
 // Averages the gradients that reach the optimizer, and the loss metric, over
 // the ranks of a data-parallel run with lpc.all_reduce (mean): gradients in
 // buckets (one flat tensor per bucket, one collective each) in the chosen
-// communication precision, the loss in FP32. See Passes.td for the IR before
-// and after.
+// communication precision, the loss in FP32. With zero=1 (ZeRO stage 1) the
+// gradients are reduce-scattered instead, each rank updates its block of
+// every parameter with its block of the optimizer state, and the updated
+// blocks are all-gathered. See Passes.td for the IR before and after.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir {
@@ -45,9 +48,24 @@ struct LpcDataParallelPass
                                  << bucketMb;
       return signalPassFailure();
     }
+    if (zero != 0 && zero != 1) {
+      getOperation().emitError()
+          << "lpc-data-parallel: zero must be 0 or 1 (ZeRO stage), got "
+          << int64_t(zero);
+      return signalPassFailure();
+    }
+    if (ranks < 1) {
+      getOperation().emitError()
+          << "lpc-data-parallel: ranks must be >= 1, got " << int64_t(ranks);
+      return signalPassFailure();
+    }
     for (auto fn : getOperation().getOps<func::FuncOp>())
-      if (isTrainStep(fn))
-        runOnStep(fn);
+      if (isTrainStep(fn)) {
+        if (zero == 0)
+          runOnStep(fn);
+        else if (failed(runZero(fn, *wirePrecision())))
+          return signalPassFailure();
+      }
   }
 
   /// A train step returns state ({lpc.state}) and updates it with an
@@ -75,6 +93,43 @@ struct LpcDataParallelPass
     if (commPrecision == "fp8")
       return Precision::fp8_e4m3;
     return symbolizePrecision(commPrecision);
+  }
+
+  /// Gradient buckets: consecutive values in the order the backward defines
+  /// them (the last layer's first), each up to bucket-mb of f32 bytes; a
+  /// larger one is a bucket of its own.
+  SmallVector<SmallVector<Value>> bucketsOf(SmallVector<Value> values) const {
+    llvm::stable_sort(values, [&](Value a, Value b) {
+      Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+      if (!x || !y) // block arguments come first
+        return !x && y;
+      if (x == y) // results of one op (a layernorm's two gradients)
+        return cast<OpResult>(a).getResultNumber() <
+               cast<OpResult>(b).getResultNumber();
+      return x->isBeforeInBlock(y);
+    });
+    const double capBytes = bucketMb * 1024.0 * 1024.0;
+    SmallVector<SmallVector<Value>> buckets;
+    double filled = 0;
+    for (Value g : values) {
+      double bytes =
+          4.0 * double(cast<RankedTensorType>(g.getType()).getNumElements());
+      if (buckets.empty() || filled + bytes > capBytes) {
+        buckets.emplace_back();
+        filled = 0;
+      }
+      buckets.back().push_back(g);
+      filled += bytes;
+    }
+    return buckets;
+  }
+
+  static Operation *pinned(Operation *op) {
+    // Gradients and parameters move as f32 values: these copies must not be
+    // put in a low precision by lpc-assign-precision.
+    op->setAttr(LpcDialect::getPrecisionPinAttrName(),
+                PrecisionAttr::get(op->getContext(), Precision::fp32));
+    return op;
   }
 
   void runOnStep(func::FuncOp fn) {
@@ -120,35 +175,9 @@ struct LpcDataParallelPass
     SmallVector<Value> topLevel, nested;
     for (Value g : grads)
       (g.getParentBlock() == &body ? topLevel : nested).push_back(g);
-    llvm::stable_sort(topLevel, [&](Value a, Value b) {
-      Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
-      if (!x || !y) // block arguments come first
-        return !x && y;
-      return x->isBeforeInBlock(y);
-    });
-    const double capBytes = bucketMb * 1024.0 * 1024.0;
-    SmallVector<SmallVector<Value>> buckets;
-    double filled = 0;
-    for (Value g : topLevel) {
-      double bytes =
-          4.0 * double(cast<RankedTensorType>(g.getType()).getNumElements());
-      if (buckets.empty() || filled + bytes > capBytes) {
-        buckets.emplace_back();
-        filled = 0;
-      }
-      buckets.back().push_back(g);
-      filled += bytes;
-    }
+    SmallVector<SmallVector<Value>> buckets = bucketsOf(topLevel);
     for (Value g : nested)
       buckets.push_back({g});
-
-    auto pinned = [&](Operation *op) {
-      // Gradients are averaged from f32 values: the bucket's copies must
-      // not be put in a low precision by lpc-assign-precision.
-      op->setAttr(LpcDialect::getPrecisionPinAttrName(),
-                  PrecisionAttr::get(ctx, Precision::fp32));
-      return op;
-    };
     for (auto [index, bucket] : llvm::enumerate(buckets)) {
       auto numbered = [&, index = index](Value mean) {
         mean.getDefiningOp()->setAttr(kBucketAttr,
@@ -200,7 +229,253 @@ struct LpcDataParallelPass
       if (Value r = reduced.lookup(use->get()))
         use->set(r);
 
-    // The loss metric, in fp32 (it is what rank 0 reports).
+    averageLoss(fn);
+  }
+
+  /// zero=1: each optimizer op updates this rank's block of its parameter
+  /// (Passes.td). The blocks of a parameter of n elements: its elements in
+  /// row-major order, padded with zeros to N K (K = ceil(n / N)), as
+  /// [N, K]; rank r's block is row r.
+  LogicalResult runZero(func::FuncOp fn, Precision wire) {
+    MLIRContext *ctx = fn.getContext();
+    Block &body = fn.getBody().front();
+    const int64_t n = ranks;
+    bool done = false;
+    fn.walk([&](ShardOp) { done = true; });
+    if (done) // already sharded: running the pass twice changes nothing
+      return success();
+    auto ret = cast<func::ReturnOp>(body.getTerminator());
+    auto fail = [&](Operation *op, const Twine &why) {
+      return op->emitError() << "lpc-data-parallel: zero=1: " << why;
+    };
+
+    // The optimizer ops, their state arguments and the results they return.
+    struct Update {
+      Operation *op;
+      Value grad;
+      RankedTensorType type; // the parameter's
+      int64_t k = 0;         // elements per rank
+      int64_t offset = 0;    // first column in the bucket's [N, S]
+      SmallVector<unsigned> stateArgs, stateResults; // per state operand
+    };
+    SmallVector<Update> updates;
+    // In the order of the optimizer ops: the IR must not depend on where
+    // values happen to live in memory (every rank builds the same step).
+    llvm::MapVector<Value, SmallVector<unsigned>> byGrad;
+    WalkResult walk = fn.walk([&](Operation *op) {
+      if (!isa<AdamWOp, SgdOp>(op))
+        return WalkResult::advance();
+      Update u{op, op->getOperand(1),
+               cast<RankedTensorType>(op->getOperand(0).getType())};
+      if (op->getBlock() != &body || u.grad.getParentBlock() != &body) {
+        fail(op, "the optimizer op and its gradient must be in the step's "
+                 "top-level block");
+        return WalkResult::interrupt();
+      }
+      if (u.grad.getDefiningOp<ClipByGlobalNormOp>()) {
+        fail(op, "lpc.clip_by_global_norm is not supported with optimizer "
+                 "sharding (each rank holds a block of the gradients, the "
+                 "norm needs them all); drop clip-grad-norm or use zero=0");
+        return WalkResult::interrupt();
+      }
+      int64_t elems = u.type.getNumElements();
+      u.k = (elems + n - 1) / n;
+      // State operands (after param and grad) and their results (after the
+      // new parameter): function arguments in, returned out, nothing else.
+      unsigned states = isa<AdamWOp>(op) ? 2 : 1;
+      for (unsigned s = 0; s < states; ++s) {
+        auto arg = dyn_cast<BlockArgument>(op->getOperand(2 + s));
+        Value res = op->getResult(1 + s);
+        if (!arg || arg.getOwner() != &body ||
+            !fn.getArgAttr(arg.getArgNumber(), "lpc.state") ||
+            !arg.hasOneUse() || !res.hasOneUse() ||
+            *res.getUsers().begin() != ret.getOperation()) {
+          fail(op, "each optimizer state operand must be a state argument of "
+                   "the step used by this op only, its update returned and "
+                   "used by nothing else");
+          return WalkResult::interrupt();
+        }
+        u.stateArgs.push_back(arg.getArgNumber());
+        u.stateResults.push_back(res.getUses().begin()->getOperandNumber());
+      }
+      for (Operation *user : op->getResult(0).getUsers())
+        if (user != ret.getOperation()) {
+          fail(op, "the updated parameter may only be returned (it is "
+                   "gathered from every rank after the update)");
+          return WalkResult::interrupt();
+        }
+      byGrad[u.grad].push_back(updates.size());
+      updates.push_back(std::move(u));
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+
+    OpBuilder b(ctx);
+    auto i64 = [&](ArrayRef<int64_t> v) { return SmallVector<int64_t>(v); };
+    // x (any shape, f32) as [N, K]: flattened, padded with zeros.
+    auto toBlocks = [&](Value x, int64_t k) -> Value {
+      auto t = cast<RankedTensorType>(x.getType());
+      int64_t elems = t.getNumElements();
+      auto flatT = RankedTensorType::get({elems}, b.getF32Type());
+      Value v = x;
+      if (t != flatT)
+        v = pinned(ReshapeOp::create(b, x.getLoc(), flatT, v))->getResult(0);
+      if (n * k != elems) {
+        auto padT = RankedTensorType::get({n * k - elems}, b.getF32Type());
+        Value zeros = ConstantOp::create(
+            b, x.getLoc(), DenseElementsAttr::get(padT, b.getF32FloatAttr(0)));
+        v = pinned(ConcatOp::create(b, x.getLoc(), ValueRange{v, zeros},
+                                    b.getI64IntegerAttr(0)))
+                ->getResult(0);
+      }
+      return pinned(ReshapeOp::create(
+                        b, x.getLoc(),
+                        RankedTensorType::get({n, k}, b.getF32Type()), v))
+          ->getResult(0);
+    };
+    auto vec = [&](Value x, int64_t k) -> Value { // [1, K] -> [K]
+      return pinned(ReshapeOp::create(
+                        b, x.getLoc(),
+                        RankedTensorType::get({k}, b.getF32Type()), x))
+          ->getResult(0);
+    };
+
+    SmallVector<Value> grads;
+    for (auto &[g, _] : byGrad)
+      grads.push_back(g);
+    SmallVector<SmallVector<Value>> buckets = bucketsOf(grads);
+    SmallVector<Type> argTypes(fn.getArgumentTypes());
+    for (auto [index, bucket] : llvm::enumerate(buckets)) {
+      // Gradients: one [N, S] tensor, each update's blocks a column range.
+      Value last = bucket.back();
+      if (Operation *def = last.getDefiningOp())
+        b.setInsertionPointAfter(def);
+      else
+        b.setInsertionPointToStart(&body);
+      SmallVector<unsigned> members;
+      SmallVector<Value> cols;
+      SmallVector<Location> locs;
+      int64_t width = 0;
+      for (Value g : bucket)
+        for (unsigned i : byGrad[g]) {
+          Update &u = updates[i];
+          u.offset = width;
+          width += u.k;
+          cols.push_back(toBlocks(g, u.k));
+          members.push_back(i);
+          locs.push_back(g.getLoc());
+        }
+      Location loc = b.getFusedLoc(locs);
+      Value all = cols.size() == 1
+                      ? cols.front()
+                      : pinned(ConcatOp::create(b, loc, cols,
+                                                b.getI64IntegerAttr(1)))
+                            ->getResult(0);
+      auto rowT = RankedTensorType::get({1, width}, b.getF32Type());
+      auto rs = ReduceScatterOp::create(
+          b, loc, rowT, all, AllReduceKindAttr::get(ctx, AllReduceKind::mean),
+          b.getI64IntegerAttr(n), PrecisionAttr::get(ctx, wire));
+      rs->setAttr(kBucketAttr, b.getI64IntegerAttr(int64_t(index)));
+      Value mine = rs.getResult();
+
+      // Each update on this rank's blocks, where the old op was (after the
+      // reduce-scatter: it may come later than an optimizer op).
+      SmallVector<Operation *> updated;
+      for (unsigned i : members) {
+        Update &u = updates[i];
+        Operation *op = u.op;
+        if (op->isBeforeInBlock(rs))
+          b.setInsertionPointAfter(rs);
+        else
+          b.setInsertionPoint(op);
+        Location l = op->getLoc();
+        Value g = vec(pinned(SliceOp::create(b, l, mine, i64({0, u.offset}),
+                                             i64({1, u.offset + u.k}),
+                                             i64({1, 1})))
+                          ->getResult(0),
+                      u.k);
+        auto rowK = RankedTensorType::get({1, u.k}, b.getF32Type());
+        Value p = vec(ShardOp::create(b, l, rowK, toBlocks(op->getOperand(0), u.k),
+                                      b.getI64IntegerAttr(n))
+                          .getResult(),
+                      u.k);
+        auto shardT = RankedTensorType::get({u.k}, b.getF32Type());
+        Operation *nu = b.clone(*op);
+        nu->setOperand(0, p);
+        nu->setOperand(1, g);
+        for (Value r : nu->getResults())
+          r.setType(shardT);
+        for (auto [s, argNo] : llvm::enumerate(u.stateArgs)) {
+          body.getArgument(argNo).setType(shardT);
+          argTypes[argNo] = shardT;
+          for (unsigned a : {argNo}) {
+            fn.setArgAttr(a, "lpc.shard_of",
+                          DenseI64ArrayAttr::get(ctx, u.type.getShape()));
+            fn.setArgAttr(a, "lpc.shard_ranks", b.getI64IntegerAttr(n));
+          }
+          fn.setResultAttr(u.stateResults[s], "lpc.shard_of",
+                           DenseI64ArrayAttr::get(ctx, u.type.getShape()));
+          fn.setResultAttr(u.stateResults[s], "lpc.shard_ranks",
+                           b.getI64IntegerAttr(n));
+          ret->setOperand(u.stateResults[s], nu->getResult(1 + s));
+        }
+        updated.push_back(nu);
+      }
+
+      // The updated blocks to every rank, in fp32, at the end of the step
+      // (after every update: lpc-loss-scaling may still put a skip of the
+      // update between an update and its gather); each parameter cut back
+      // out of its column range.
+      b.setInsertionPoint(ret);
+      SmallVector<Value> rows;
+      for (auto [j, i] : llvm::enumerate(members))
+        rows.push_back(
+            pinned(ReshapeOp::create(
+                       b, updated[j]->getLoc(),
+                       RankedTensorType::get({1, updates[i].k}, b.getF32Type()),
+                       updated[j]->getResult(0)))
+                ->getResult(0));
+      Value row = rows.size() == 1
+                      ? rows.front()
+                      : pinned(ConcatOp::create(b, loc, rows,
+                                                b.getI64IntegerAttr(1)))
+                            ->getResult(0);
+      Value gathered =
+          AllGatherOp::create(b, loc,
+                              RankedTensorType::get({n, width}, b.getF32Type()),
+                              row, b.getI64IntegerAttr(n),
+                              PrecisionAttr::get(ctx, Precision::fp32))
+              .getResult();
+      for (unsigned i : members) {
+        Update &u = updates[i];
+        Location l = u.op->getLoc();
+        int64_t elems = u.type.getNumElements();
+        Value v = pinned(SliceOp::create(b, l, gathered, i64({0, u.offset}),
+                                         i64({n, u.offset + u.k}), i64({1, 1})))
+                      ->getResult(0);
+        v = pinned(ReshapeOp::create(
+                       b, l, RankedTensorType::get({n * u.k}, b.getF32Type()), v))
+                ->getResult(0);
+        if (n * u.k != elems)
+          v = pinned(SliceOp::create(b, l, v, i64({0}), i64({elems}), i64({1})))
+                  ->getResult(0);
+        if (v.getType() != u.type)
+          v = pinned(ReshapeOp::create(b, l, u.type, v))->getResult(0);
+        u.op->getResult(0).replaceAllUsesWith(v);
+      }
+      for (unsigned i : members)
+        updates[i].op->erase();
+    }
+    fn.setType(FunctionType::get(ctx, argTypes, ret->getOperandTypes()));
+    averageLoss(fn);
+    return success();
+  }
+
+  /// The loss metric, averaged in fp32 (it is what rank 0 reports).
+  static void averageLoss(func::FuncOp fn) {
+    MLIRContext *ctx = fn.getContext();
+    Block &body = fn.getBody().front();
     auto ret = cast<func::ReturnOp>(body.getTerminator());
     for (unsigned i = 0; i < fn.getNumResults(); ++i) {
       auto metric = fn.getResultAttrOfType<StringAttr>(i, "lpc.metric");

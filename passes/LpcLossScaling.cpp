@@ -17,6 +17,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <limits>
 
 namespace mlir {
 namespace lpc {
@@ -272,13 +273,44 @@ LogicalResult LpcLossScalingPass::scaleFunction(func::FuncOp fn) {
   if (!dynamic)
     return success();
 
-  // Skip the update when a gradient is not finite.
+  // Skip the update when a gradient is not finite: before the return, or
+  // before the first op other than the return that reads an update
+  // (lpc-data-parallel{zero=1}'s gathers of the updated blocks).
   Location loc = NameLoc::get(b.getStringAttr("loss_scaling"), fnLoc);
   b.setInsertionPoint(ret);
+  for (Operation *opt : optimizers)
+    for (auto [updated, old] : optimizerUpdates(opt))
+      for (Operation *user : updated.getUsers())
+        if (user != ret.getOperation() && user->getBlock() == ret->getBlock() &&
+            user->isBeforeInBlock(&*b.getInsertionPoint()))
+          b.setInsertionPoint(user);
   SmallVector<Value> checked;
   for (auto &entry : unscaled)
     checked.push_back(entry.second);
   Value finite = AllFiniteOp::create(b, loc, checked);
+  bool sharded = false;
+  fn.walk([&](ReduceScatterOp) { sharded = true; });
+  if (sharded) {
+    // ZeRO-1: each rank checked only its blocks of the gradients; the step
+    // is skipped on every rank when any rank saw a non-finite value.
+    auto pin = [&](Operation *op) {
+      op->setAttr(LpcDialect::getPrecisionPinAttrName(),
+                  PrecisionAttr::get(b.getContext(), Precision::fp32));
+      return op->getResult(0);
+    };
+    Value zero = ConstantOp::create(
+        b, loc, DenseElementsAttr::get(f32Scalar, b.getF32FloatAttr(0)));
+    Value inf = ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(
+            f32Scalar, b.getF32FloatAttr(std::numeric_limits<float>::infinity())));
+    Value bad = pin(WhereOp::create(b, loc, finite, zero, inf));
+    Value any = AllReduceOp::create(
+        b, loc, f32Scalar, bad,
+        AllReduceKindAttr::get(b.getContext(), AllReduceKind::max),
+        PrecisionAttr::get(b.getContext(), Precision::fp32));
+    finite = AllFiniteOp::create(b, loc, ValueRange{any});
+  }
   DenseMap<Type, Value> masks;
   auto maskFor = [&](RankedTensorType t) -> Value {
     auto maskType = t.clone(b.getI1Type());

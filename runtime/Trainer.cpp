@@ -121,7 +121,14 @@ struct Trainer::Impl {
   }
   Error initState(const std::vector<Slot> &args);
   Error resume(int64_t &startStep);
-  Error writeCheckpoint(int64_t stepDone);
+  /// ZeRO-1: every sharded state tensor whole (its blocks from every rank,
+  /// the padding dropped), by key. A collective: every rank calls it at the
+  /// same step. Empty when nothing is sharded.
+  std::map<std::string, std::vector<uint8_t>> gatherShards();
+  /// This rank's block of a sharded slot's whole tensor (padded with 0).
+  void takeShard(const Slot &s, const uint8_t *whole, uint8_t *block) const;
+  Error writeCheckpoint(int64_t stepDone,
+                        const std::map<std::string, std::vector<uint8_t>> &whole);
   void loadBatch(const ClassificationDataset &ds,
                  const std::vector<int64_t> &idx) {
     ds.gather(idx, reinterpret_cast<float *>(inputs[model.featName].data()),
@@ -143,13 +150,18 @@ struct Trainer::Impl {
   /// (the same answer on every rank: each comparison is a collective, in
   /// the same order everywhere).
   std::string rankDifference() {
+    // ZeRO-1's optimizer state blocks differ between the ranks by design.
+    auto sharded = [&](const std::string &key) {
+      return !stateSlot[key].shardOf.empty();
+    };
     uint64_t all = detail::kFnv1aOffset;
     for (auto &[key, bytes] : state)
-      all = detail::fnv1a(all, bytes.data(), bytes.size());
+      if (!sharded(key))
+        all = detail::fnv1a(all, bytes.data(), bytes.size());
     if (opt.sameOnAllRanks(all))
       return "";
     for (auto &[key, bytes] : state)
-      if (!opt.sameOnAllRanks(
+      if (!sharded(key) && !opt.sameOnAllRanks(
               detail::fnv1a(detail::kFnv1aOffset, bytes.data(), bytes.size())))
         return key;
     return "the set of state tensors";
@@ -471,7 +483,7 @@ Error Trainer::Impl::resume(int64_t &startStep) {
   std::vector<TensorSpec> specs;
   for (auto &[k, s] : stateSlot)
     if (!crossPolicy || !isPolicyState(s.state))
-      specs.push_back({k, s.dtype, s.shape});
+      specs.push_back({k, s.dtype, s.shardOf.empty() ? s.shape : s.shardOf});
   if (Error e = checkTensors(header, specs, path))
     return Error::make(e.message() + (crossPolicy ? " (from '" + from +
                                                         "' to '" + opt.mixedPrecision +
@@ -479,7 +491,11 @@ Error Trainer::Impl::resume(int64_t &startStep) {
                                                   : std::string(" (another model?)")));
   for (const SafetensorsEntry &e : header.entries) {
     const Tensor &t = file->tensors.at(e.name);
-    std::memcpy(state[e.name].data(), t.bytes.data(), t.bytes.size());
+    const Slot &s = stateSlot[e.name];
+    if (!s.shardOf.empty()) // ZeRO-1: this rank's block of the whole tensor
+      takeShard(s, t.bytes.data(), state[e.name].data());
+    else
+      std::memcpy(state[e.name].data(), t.bytes.data(), t.bytes.size());
   }
   std::optional<int64_t> step = parseInt64(meta("step"));
   if (!step || *step < 0)
@@ -536,15 +552,51 @@ Error Trainer::Impl::resume(int64_t &startStep) {
   return Error::success();
 }
 
-Error Trainer::Impl::writeCheckpoint(int64_t stepDone) {
+std::map<std::string, std::vector<uint8_t>> Trainer::Impl::gatherShards() {
+  std::map<std::string, std::vector<uint8_t>> whole;
+  for (auto &[k, s] : stateSlot) {
+    if (s.shardOf.empty())
+      continue;
+    const size_t block = s.byteSize();
+    std::vector<uint8_t> all(block * size_t(s.shardRanks));
+    if (s.shardRanks > 1)
+      opt.allGatherBytes(state[k].data(), block, all.data());
+    else
+      std::memcpy(all.data(), state[k].data(), block);
+    Slot w = s;
+    w.shape = s.shardOf;
+    all.resize(w.byteSize());
+    whole[k] = std::move(all);
+  }
+  return whole;
+}
+
+void Trainer::Impl::takeShard(const Slot &s, const uint8_t *whole,
+                              uint8_t *block) const {
+  Slot w = s;
+  w.shape = s.shardOf;
+  const size_t bytes = s.byteSize(), total = w.byteSize(),
+               at = std::min(total, bytes * size_t(opt.rank)),
+               n = std::min(bytes, total - at);
+  std::memcpy(block, whole + at, n);
+  std::memset(block + n, 0, bytes - n);
+}
+
+Error Trainer::Impl::writeCheckpoint(
+    int64_t stepDone, const std::map<std::string, std::vector<uint8_t>> &whole) {
   if (opt.checkpointDir.empty())
     return Error::success();
   if (Error e = makeDirectories(opt.checkpointDir))
     return e;
+  // Sharded state is written whole (gathered), so that the file is the same
+  // as an unsharded run's and resumes on any rank count.
   std::vector<TensorView> views;
   for (auto &[k, buf] : state) {
     const Slot &s = stateSlot[k];
-    views.push_back({k, s.dtype, s.shape, buf.data(), s.byteSize()});
+    if (auto it = whole.find(k); it != whole.end())
+      views.push_back({k, s.dtype, s.shardOf, it->second.data(), it->second.size()});
+    else
+      views.push_back({k, s.dtype, s.shape, buf.data(), s.byteSize()});
   }
   Metadata md{{"model", model.name},
               {"mixed_precision", opt.mixedPrecision},
@@ -705,6 +757,19 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
 
   // Rank 0 reports: progress, the log, evaluations, checkpoints, weights.
   const bool lead = opt.rank == 0;
+  // ZeRO-1: optimizer state in blocks, one per rank; a checkpoint gathers
+  // them (every rank takes part).
+  bool sharded = false;
+  for (auto &[key, slot] : I.stateSlot)
+    if (!slot.shardOf.empty()) {
+      sharded = true;
+      if (slot.shardRanks != opt.ranks)
+        return fail(format("the train step shards its optimizer state between "
+                           "%lld ranks, but this run has %d",
+                           (long long)slot.shardRanks, opt.ranks));
+    }
+  if (sharded && opt.ranks > 1 && !opt.allGatherBytes)
+    return fail("internal error: a sharded train step without allGatherBytes");
   JsonlWriter log;
   if (lead && !opt.logFile.empty())
     if (Error e = log.open(opt.logFile, /*append=*/!opt.resume.empty()))
@@ -869,11 +934,17 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
     if (log.isOpen())
       if (Error e = log.write(rec))
         return fail(e.message());
-    if (lead && opt.checkpointEvery > 0 && (s + 1) % opt.checkpointEvery == 0) {
+    if (opt.checkpointEvery > 0 && (s + 1) % opt.checkpointEvery == 0 &&
+        (lead || sharded)) {
       if (Error e = I.syncState(step))
         return fail(e.message());
-      if (Error e = I.writeCheckpoint(s + 1))
-        return fail(e.message());
+      // Every rank sends its blocks of sharded state; rank 0 writes.
+      auto whole = sharded && !opt.checkpointDir.empty()
+                       ? I.gatherShards()
+                       : std::map<std::string, std::vector<uint8_t>>{};
+      if (lead)
+        if (Error e = I.writeCheckpoint(s + 1, whole))
+          return fail(e.message());
     }
   }
   if (tty)
@@ -882,13 +953,19 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
   double evalLoss = NAN, evalAcc = NAN;
+  std::map<std::string, std::vector<uint8_t>> whole;
+  if (sharded && !opt.checkpointDir.empty()) {
+    if (Error e = I.syncState(step))
+      return fail(e.message());
+    whole = I.gatherShards(); // every rank's blocks, for rank 0's checkpoint
+  }
   if (!lead)
     return 0; // rank 0 evaluates, checkpoints and reports
   if (Error e = I.syncState(step))
     return fail(e.message());
   if (Error e = I.evaluate(eval, evalLoss, evalAcc))
     return fail(e.message());
-  if (Error e = I.writeCheckpoint(total))
+  if (Error e = I.writeCheckpoint(total, whole))
     return fail(e.message());
   if (!opt.saveWeights.empty()) {
     std::map<std::string, std::pair<ParamSpec, const float *>> params;
@@ -912,6 +989,27 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
               ru.ru_maxrss / 1024, (step.temporaryBytes() + (1 << 19)) >> 20);
   if (std::string note = step.runNote(); !note.empty())
     std::printf("lpc-run: %s\n", note.c_str());
+  // ZeRO-1: what each rank holds of the sharded optimizer state.
+  uint64_t shardBytes = 0, shardWholeBytes = 0;
+  int64_t shardRanks = 1;
+  for (auto &[key, slot] : I.stateSlot)
+    if (!slot.shardOf.empty()) {
+      Slot w = slot;
+      w.shape = slot.shardOf;
+      shardBytes += slot.byteSize();
+      shardWholeBytes += w.byteSize();
+      shardRanks = slot.shardRanks;
+    }
+  if (shardWholeBytes) {
+    auto size = [](uint64_t b) {
+      return b >= (1u << 20) ? format("%.2f MiB", double(b) / 1048576.0)
+                             : format("%.2f KiB", double(b) / 1024.0);
+    };
+    std::printf("lpc-run: optimizer state %s on each of %lld rank%s (ZeRO-1; "
+                "%s unsharded)\n",
+                size(shardBytes).c_str(), (long long)shardRanks,
+                shardRanks == 1 ? "" : "s", size(shardWholeBytes).c_str());
+  }
   // What the step's collectives sent from this rank (the others send as
   // much), per trained step.
   double commBytesPerStep = -1, collectivesPerStep = 0;
@@ -965,6 +1063,9 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
         .add("state_bytes", stateBytes)
         .add("state_bytes_per_parameter",
              params ? double(stateBytes) / double(params) : 0.0);
+    if (shardWholeBytes)
+      fin.add("sharded_state_bytes", int64_t(shardBytes))
+          .add("sharded_state_bytes_unsharded", int64_t(shardWholeBytes));
     if (opt.ranks > 1)
       fin.add("ranks", int64_t(opt.ranks));
     if (commBytesPerStep >= 0)

@@ -229,6 +229,21 @@ llvm::Expected<Slot> mlir::lpc::cpu::slotFor(Type type, DictionaryAttr attrs) {
     s.metric = str("lpc.metric");
     if (auto init = attrs.getAs<FloatAttr>("lpc.init"))
       s.init = init.getValueAsDouble();
+    auto whole = attrs.getAs<DenseI64ArrayAttr>("lpc.shard_of");
+    auto ranks = attrs.getAs<IntegerAttr>("lpc.shard_ranks");
+    if (whole && ranks) {
+      int64_t n = 1;
+      for (int64_t d : whole.asArrayRef())
+        n = d < 0 || (d > 0 && n > INT64_MAX / d) ? -1 : n * d;
+      if (n < 0 || ranks.getInt() < 1 || s.shape.size() != 1 ||
+          s.dtype != ref::DType::f32 ||
+          s.shape[0] != (n + ranks.getInt() - 1) / ranks.getInt())
+        return llvm::createStringError(
+            "lpc.shard_of / lpc.shard_ranks do not describe this argument's "
+            "block");
+      s.shardOf.assign(whole.asArrayRef().begin(), whole.asArrayRef().end());
+      s.shardRanks = ranks.getInt();
+    }
   }
   return s;
 }

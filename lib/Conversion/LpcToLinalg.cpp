@@ -690,7 +690,7 @@ struct LpcToLinalgPass
       // CollectiveBufferization.cpp).
       if (isa<LpcDialect>(op->getDialect()) &&
           !isa<AttentionOp, AttentionGradOp, AllReduceOp, ReduceScatterOp,
-               AllGatherOp>(op)) {
+               AllGatherOp, ShardOp>(op)) {
         op->emitError() << "lpc-to-linalg: no CPU lowering for '"
                         << op->getName() << "' yet";
         return WalkResult::interrupt();

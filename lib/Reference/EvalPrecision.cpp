@@ -125,6 +125,12 @@ LogicalResult Evaluator::eval(AllGatherOp op) {
   return define(op.getResult(), get(op.getInput()));
 }
 
+LogicalResult Evaluator::eval(ShardOp op) {
+  if (failed(oneRankOnly(op)))
+    return failure();
+  return define(op.getResult(), get(op.getInput()));
+}
+
 LogicalResult Evaluator::eval(AmaxHistoryPushOp op) {
   const Tensor &history = get(op.getHistory());
   double amax = scalar(op.getAmax());

@@ -124,7 +124,7 @@ LogicalResult Evaluator::evalOp(Operation *op) {
             AmaxOp, FP8StatsOp, ScaledMatmulOp, LossScaleOp, UnscaleOp, AllFiniteOp,
             AmaxHistoryPushOp, FP8ComputeScaleOp, LossScaleUpdateOp, SgdOp,
             AdamWOp, LrScheduleOp, ClipByGlobalNormOp, AttentionOp,
-            AttentionGradOp, AllReduceOp, ReduceScatterOp, AllGatherOp>(
+            AttentionGradOp, AllReduceOp, ReduceScatterOp, AllGatherOp, ShardOp>(
           [&](auto concrete) { return eval(concrete); })
       .Default([&](Operation *other) {
         return other->emitError() << "reference evaluator: unsupported op '"

@@ -297,6 +297,7 @@ private:
   LogicalResult eval(AllReduceOp op);
   LogicalResult eval(ReduceScatterOp op);
   LogicalResult eval(AllGatherOp op);
+  LogicalResult eval(ShardOp op);
 
   template <typename OpT, typename F> LogicalResult unary(OpT op, F f) {
     return define(op.getResult(), map(get(op.getInput()), f));

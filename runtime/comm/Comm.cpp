@@ -218,6 +218,28 @@ uint64_t commBroadcastFromRoot(uint64_t value) {
   return value;
 }
 
+void commAllGatherBytes(const void *mine, size_t bytes, void *all) {
+#ifdef LPC_HAVE_MPI
+  if (worldSize > 1) {
+    // In slabs: MPI counts are ints.
+    const size_t slab = size_t(1) << 30;
+    std::vector<uint8_t> got(std::min(bytes, slab) * size_t(worldSize));
+    for (size_t at = 0; at < bytes; at += slab) {
+      size_t n = std::min(slab, bytes - at);
+      CollectiveScope watched;
+      MPI_Allgather(static_cast<const uint8_t *>(mine) + at, int(n), MPI_BYTE,
+                    got.data(), int(n), MPI_BYTE, MPI_COMM_WORLD);
+      for (int r = 0; r < worldSize; ++r)
+        std::memcpy(static_cast<uint8_t *>(all) + size_t(r) * bytes + at,
+                    got.data() + size_t(r) * n, n);
+    }
+    return;
+  }
+#endif
+  if (bytes)
+    std::memcpy(all, mine, bytes);
+}
+
 bool commAny(bool value) {
 #ifdef LPC_HAVE_MPI
   if (worldSize > 1) {
@@ -238,6 +260,7 @@ const CommSymbol *commSymbols(size_t *count) {
       LPC_COMM_SYMBOL(lpc_rt_all_reduce_any_nonfinite_f32),
       LPC_COMM_SYMBOL(lpc_rt_reduce_scatter_f32),
       LPC_COMM_SYMBOL(lpc_rt_all_gather_f32),
+      LPC_COMM_SYMBOL(lpc_rt_shard_f32),
   };
 #undef LPC_COMM_SYMBOL
   *count = sizeof(symbols) / sizeof(symbols[0]);
@@ -705,4 +728,21 @@ extern "C" void _mlir_ciface_lpc_rt_all_gather_f32(lpc::rt::CommMemRef1F32 *in,
 #ifdef LPC_HAVE_MPI
   lpc::rt::allGather(x, y, in->size, lpc::rt::Wire(wire));
 #endif
+}
+
+extern "C" void _mlir_ciface_lpc_rt_shard_f32(lpc::rt::CommMemRef1F32 *in,
+                                              lpc::rt::CommMemRef1F32 *out,
+                                              int64_t ranks) {
+  checkSharding("lpc.shard", int64_t(lpc::rt::Wire::F32), ranks);
+  if (in->size != out->size * ranks) {
+    std::fprintf(stderr,
+                 "lpc: internal error: lpc_rt_shard_f32 got %lld elements in "
+                 "and %lld out\n",
+                 (long long)in->size, (long long)out->size);
+    std::abort();
+  }
+  const float *x = elements(in) + size_t(lpc::rt::commRank()) * out->size;
+  float *y = elements(out);
+  if (x != y)
+    std::memmove(y, x, size_t(out->size) * sizeof(float));
 }

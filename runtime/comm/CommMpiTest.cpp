@@ -461,6 +461,19 @@ int main(int argc, char **argv) {
     }
   }
 
+  // lpc.shard: rank r's block of its own input, nothing sent.
+  {
+    std::vector<float> x = inputOf(me, 37 * ranks, 8), y(37, -7.0f);
+    rt::CommMemRef1F32 a{x.data(), x.data(), 0, int64_t(x.size()), 1};
+    rt::CommMemRef1F32 b{y.data(), y.data(), 0, 37, 1};
+    rt::CommTraffic before = rt::commTraffic();
+    _mlir_ciface_lpc_rt_shard_f32(&a, &b, ranks);
+    rt::CommTraffic after = rt::commTraffic();
+    CHECK(std::memcmp(y.data(), x.data() + size_t(me) * 37, 37 * sizeof(float)) == 0,
+          "shard: rank %d did not get its block", me);
+    CHECK(after.collectives == before.collectives, "shard counted as a collective");
+  }
+
   // Traffic: one bf16 mean of 4099 elements sends 2 (N - 1) / N of the
   // padded tensor's bytes.
   {

@@ -127,9 +127,10 @@ int main(int argc, char **argv) {
   CHECK(rt::commAny(true) && !rt::commAny(false), "one rank: any = value");
   size_t n = 0;
   const rt::CommSymbol *syms = rt::commSymbols(&n);
-  CHECK(n == 4 && std::string(syms[0].name) ==
+  CHECK(n == 5 && std::string(syms[0].name) ==
                       "_mlir_ciface_lpc_rt_all_reduce_f32" &&
-            std::string(syms[3].name) == "_mlir_ciface_lpc_rt_all_gather_f32",
+            std::string(syms[3].name) == "_mlir_ciface_lpc_rt_all_gather_f32" &&
+            std::string(syms[4].name) == "_mlir_ciface_lpc_rt_shard_f32",
         "commSymbols: %zu entries", n);
 
   // The sharding collectives over one rank (ranks = 1): the input, unrounded
@@ -151,6 +152,10 @@ int main(int argc, char **argv) {
             "one rank: all_gather (wire %lld) changed its input",
             (long long)wire);
     }
+    std::memset(got, 0, sizeof(got));
+    _mlir_ciface_lpc_rt_shard_f32(&in, &out, 1);
+    CHECK(std::memcmp(got, big, sizeof(big)) == 0,
+          "one rank: shard changed its input");
   }
 
   if (!rt::commBuiltWithMpi()) {

@@ -1765,6 +1765,22 @@ func.func @all_gather_rank(%g: tensor<4x8xf32>) {
 
 // -----
 
+func.func @shard_blocks(%g: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lpc.shard' op dimension 0 of the input (4) must be 3 (ranks) times that of the result (1)}}
+  %0 = lpc.shard %g ranks(3) : tensor<4x8xf32> -> tensor<1x8xf32>
+  return
+}
+
+// -----
+
+func.func @shard_dims(%g: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lpc.shard' op the result 'tensor<2x4xf32>' must match the input 'tensor<4x8xf32>' in dimension 1}}
+  %0 = lpc.shard %g ranks(2) : tensor<4x8xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
 // lpc.embedding / lpc.embedding_grad padding_idx
 
 func.func @embedding_padding_idx(%w: tensor<4x8xf32>, %ids: tensor<2xi32>) {

@@ -604,7 +604,7 @@ func.func @all_reduce(%g: tensor<4x8xf32>, %s: tensor<f32>)
 // CHECK-LABEL: func.func @sharding_collectives
 // CHECK-SAME: (%[[B:.*]]: tensor<12x5xf32>, %[[P:.*]]: tensor<4x5xf32>)
 func.func @sharding_collectives(%b: tensor<12x5xf32>, %p: tensor<4x5xf32>)
-    -> (tensor<4x5xf32>, tensor<6x5xf32>, tensor<12x5xf32>, tensor<12x5xf32>, tensor<4x5xf32>) {
+    -> (tensor<4x5xf32>, tensor<6x5xf32>, tensor<12x5xf32>, tensor<12x5xf32>, tensor<4x5xf32>, tensor<3x5xf32>) {
   // CHECK-NEXT: lpc.reduce_scatter %[[B]] mean ranks(3) : tensor<12x5xf32> -> tensor<4x5xf32>{{$}}
   %0 = lpc.reduce_scatter %b mean ranks(3) : tensor<12x5xf32> -> tensor<4x5xf32>
   // CHECK-NEXT: lpc.reduce_scatter %[[B]] max ranks(2) : tensor<12x5xf32> -> tensor<6x5xf32>{{$}}
@@ -615,8 +615,11 @@ func.func @sharding_collectives(%b: tensor<12x5xf32>, %p: tensor<4x5xf32>)
   %3 = lpc.all_gather %b ranks(1) : tensor<12x5xf32> -> tensor<12x5xf32>
   // CHECK-NEXT: lpc.reduce_scatter %[[B]] mean ranks(3) {comm_precision = #lpc.precision<fp8_e4m3>} : tensor<12x5xf32> -> tensor<4x5xf32>{{$}}
   %4 = lpc.reduce_scatter %b mean ranks(3) {comm_precision = #lpc.precision<fp8_e4m3>} : tensor<12x5xf32> -> tensor<4x5xf32>
-  return %0, %1, %2, %3, %4 : tensor<4x5xf32>, tensor<6x5xf32>, tensor<12x5xf32>, tensor<12x5xf32>, tensor<4x5xf32>
+  // CHECK-NEXT: lpc.shard %[[B]] ranks(4) : tensor<12x5xf32> -> tensor<3x5xf32>{{$}}
+  %5 = lpc.shard %b ranks(4) : tensor<12x5xf32> -> tensor<3x5xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<4x5xf32>, tensor<6x5xf32>, tensor<12x5xf32>, tensor<12x5xf32>, tensor<4x5xf32>, tensor<3x5xf32>
 }
 // GENERIC-LABEL: sym_name = "sharding_collectives"
 // GENERIC: "lpc.reduce_scatter"(%{{.*}}) <{comm_precision = #lpc.precision<fp32>, kind = #lpc<all_reduce_kind mean>, ranks = 3 : i64}> : (tensor<12x5xf32>) -> tensor<4x5xf32>
 // GENERIC: "lpc.all_gather"(%{{.*}}) <{comm_precision = #lpc.precision<bf16>, ranks = 3 : i64}> : (tensor<4x5xf32>) -> tensor<12x5xf32>
+// GENERIC: "lpc.shard"(%{{.*}}) <{ranks = 4 : i64}> : (tensor<12x5xf32>) -> tensor<3x5xf32>

@@ -623,7 +623,7 @@ func.func @attention() -> (tensor<2x2xf32>, tensor<2xf32>, tensor<2x2xf32>, tens
   return %o, %l, %o2, %l2 : tensor<2x2xf32>, tensor<2xf32>, tensor<2x2xf32>, tensor<2xf32>
 }
 
-// lpc.reduce_scatter and lpc.all_gather over one rank (ranks(1)) give the
+// lpc.reduce_scatter, lpc.all_gather and lpc.shard over one rank (ranks(1)) give the
 // input back, unrounded whatever the wire format (lpc-eval-errors.mlir:
 // more ranks are refused).
 // RUN: lpc-eval %s --function=sharding_one_rank --print=full | FileCheck %s --check-prefix=SHARDING
@@ -633,12 +633,15 @@ func.func @attention() -> (tensor<2x2xf32>, tensor<2xf32>, tensor<2x2xf32>, tens
 // SHARDING-NEXT:   {{\[\[}}1.5, -2.25], [3.0000002, 0.1]]
 // SHARDING-NEXT: result #2: tensor<2x2xf32>
 // SHARDING-NEXT:   {{\[\[}}1.5, -2.25], [3.0000002, 0.1]]
-func.func @sharding_one_rank() -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
+// SHARDING-NEXT: result #3: tensor<2x2xf32>
+// SHARDING-NEXT:   {{\[\[}}1.5, -2.25], [3.0000002, 0.1]]
+func.func @sharding_one_rank() -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
   %g = lpc.constant dense<[[1.5, -2.25], [3.0000002, 0.1]]> : tensor<2x2xf32>
   %0 = lpc.reduce_scatter %g mean ranks(1) {comm_precision = #lpc.precision<fp8_e4m3>} : tensor<2x2xf32> -> tensor<2x2xf32>
   %1 = lpc.reduce_scatter %g max ranks(1) : tensor<2x2xf32> -> tensor<2x2xf32>
   %2 = lpc.all_gather %g ranks(1) {comm_precision = #lpc.precision<bf16>} : tensor<2x2xf32> -> tensor<2x2xf32>
-  return %0, %1, %2 : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+  %3 = lpc.shard %g ranks(1) : tensor<2x2xf32> -> tensor<2x2xf32>
+  return %0, %1, %2, %3 : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
 }
 
 // lpc.all_reduce: the reference is one rank, so sum, mean and max give the

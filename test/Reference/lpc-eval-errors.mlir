@@ -6,6 +6,7 @@
 // RUN: not lpc-eval %s --function=unsupported 2>&1 | FileCheck %s --check-prefix=UNKNOWN-OP
 // RUN: not lpc-eval %s --function=reduce_scatter_two_ranks 2>&1 | FileCheck %s --check-prefix=RANKS
 // RUN: not lpc-eval %s --function=all_gather_two_ranks 2>&1 | FileCheck %s --check-prefix=RANKS-AG
+// RUN: not lpc-eval %s --function=shard_two_ranks 2>&1 | FileCheck %s --check-prefix=RANKS-SHARD
 // RUN: not lpc-eval %s --function=nope 2>&1 | FileCheck %s --check-prefix=NOFUNC
 // RUN: not lpc-eval %S/Inputs/parse-error.mlir 2>&1 | FileCheck %s --check-prefix=PARSE
 // RUN: not lpc-eval %t.does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=NOFILE
@@ -40,7 +41,7 @@ func.func @unsupported(%a: tensor<2xf32>) -> tensor<2xf32> {
   return %0 : tensor<2xf32>
 }
 
-// NOFUNC: lpc-eval: no function named 'nope' in '{{.*}}lpc-eval-errors.mlir' (functions: embedding_oob, label_oob, unsupported, reduce_scatter_two_ranks, all_gather_two_ranks)
+// NOFUNC: lpc-eval: no function named 'nope' in '{{.*}}lpc-eval-errors.mlir' (functions: embedding_oob, label_oob, unsupported, reduce_scatter_two_ranks, all_gather_two_ranks, shard_two_ranks)
 // PARSE: parse-error.mlir:3:17: error: use of value '%0' expects different type than prior uses
 // NOFILE: lpc-eval: cannot open input file '{{.*}}does-not-exist.mlir'
 // NOARGS: lpc-eval: no model file given
@@ -66,4 +67,11 @@ func.func @all_gather_two_ranks() -> tensor<8xf32> {
   %g = lpc.constant dense<[1.0, 2.0]> : tensor<2xf32>
   %0 = lpc.all_gather %g ranks(4) : tensor<2xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
+}
+
+// RANKS-SHARD: lpc-eval-errors.mlir:[[@LINE+3]]:8: error: reference evaluator: lpc.shard is built for 2 ranks; the reference runs one process (ranks(1))
+func.func @shard_two_ranks() -> tensor<1xf32> {
+  %g = lpc.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %0 = lpc.shard %g ranks(2) : tensor<2xf32> -> tensor<1xf32>
+  return %0 : tensor<1xf32>
 }

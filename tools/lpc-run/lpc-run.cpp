@@ -210,6 +210,14 @@ static cl::opt<double> bucketMb(
              "of f32 values, one collective each (PyTorch DDP's "
              "bucket_cap_mb); 0: one collective per gradient"),
     cl::init(25), cl::cat(cat));
+static cl::opt<int64_t> zeroStage(
+    "zero",
+    cl::desc("with --data-parallel: 1 shards the optimizer (ZeRO stage 1): "
+             "each rank updates 1/N of every parameter and holds 1/N of the "
+             "optimizer state; gradients are reduce-scattered, parameters "
+             "all-gathered in fp32; checkpoints hold whole tensors. 0 "
+             "(default): every rank updates everything"),
+    cl::init(0), cl::cat(cat));
 static cl::opt<int64_t> verifyRanks(
     "verify-ranks",
     cl::desc("with several ranks: every N steps, check that every rank holds "
@@ -239,6 +247,8 @@ rt::Slot runtimeSlot(const cpu::Slot &c) {
   s.input = c.input;
   s.metric = c.metric;
   s.init = c.init;
+  s.shardOf = c.shardOf;
+  s.shardRanks = c.shardRanks;
   return s;
 }
 
@@ -654,6 +664,13 @@ int runMain(int argc, char **argv) {
     return fail("--bucket-mb=" + value + origin("bucket-mb") +
                 ": must be 0 (one collective per gradient) or more");
   }
+  if (zeroStage != 0 && zeroStage != 1)
+    return fail(llvm::formatv("--zero={0}", zeroStage.getValue()) +
+                origin("zero") + ": must be 0 or 1 (ZeRO stage)");
+  if (zeroStage == 1 && !parallel)
+    return fail("--zero=1" + origin("zero") +
+                " shards the optimizer between the ranks of a data-parallel "
+                "run: use it under mpirun, or with --data-parallel");
   if (parallel && device != "cpu")
     return fail("--data-parallel (and mpirun with several ranks) runs on the "
                 "CPU only so far (--device=cpu)");
@@ -801,6 +818,9 @@ int runMain(int argc, char **argv) {
     uint64_t root = rt::commBroadcastFromRoot(h);
     return !rt::commAny(root != h);
   };
+  topt.allGatherBytes = [](const void *mine, size_t bytes, void *all) {
+    rt::commAllGatherBytes(mine, bytes, all);
+  };
   topt.commSent = [] {
     rt::CommTraffic t = rt::commTraffic();
     uint64_t bytes = 0;
@@ -842,8 +862,10 @@ int runMain(int argc, char **argv) {
   if (parallel && !StringRef(recipe).contains("reduce-amax"))
     mpOptions = "reduce-amax=true " + mpOptions;
   std::string dataParallelPass =
-      llvm::formatv("lpc-data-parallel{{bucket-mb={0:e16} comm-precision={1}}",
-                    bucketMb.getValue(), commPrecision.getValue())
+      llvm::formatv("lpc-data-parallel{{bucket-mb={0:e16} comm-precision={1} "
+                    "zero={2} ranks={3}}",
+                    bucketMb.getValue(), commPrecision.getValue(),
+                    zeroStage.getValue(), ranks)
           .str();
   std::string pipeline = autodiff + (parallel ? "," + dataParallelPass : "") +
                          ",lpc-mixed-precision{policy=" + mixedPrecision +

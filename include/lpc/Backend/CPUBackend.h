@@ -42,6 +42,10 @@ struct Slot {
   std::string input;  // lpc.input (data input name)
   std::string metric; // lpc.metric (loss, logits, grad_norm, ...)
   std::optional<double> init; // lpc.init: initial value of non-param state
+  // ZeRO-1 (lpc.shard_of, lpc.shard_ranks): this rank's block of an f32
+  // tensor of this shape, split between shardRanks ranks; empty otherwise.
+  std::vector<int64_t> shardOf;
+  int64_t shardRanks = 0;
   ref::DType dtype = ref::DType::f32;
   std::vector<int64_t> shape;
   int64_t numElements() const;

@@ -183,4 +183,35 @@ def Lpc_AllGatherOp : Lpc_Op<"all_gather", [Pure, KeepFP32Precision]> {
   let hasVerifier = 1;
 }
 
+def Lpc_ShardOp : Lpc_Op<"shard", [Pure, KeepFP32Precision]> {
+  let summary = "this rank's block of rows of an f32 tensor every rank holds";
+  let description = [{
+    The parameter side of ZeRO-1 optimizer sharding: every rank holds the
+    same parameters and updates only its block of them. The step is built
+    for `ranks` ranks (N): dimension 0 of `input` is N times that of
+    `result`, and the run must have exactly N ranks (the runtime stops one
+    that has another count, naming both). Rank r gets rows `[r K, (r+1) K)`
+    (K = the result's dimension 0) of its own `input`: a local copy,
+    nothing goes on a wire.
+
+    With `ranks = 1` the result is the input. The reference evaluator
+    refuses `ranks > 1` (it is one process).
+
+    Precision class: keeps FP32. No gradient rule.
+
+    ```mlir
+    // %flat: tensor<1024xf32>, a parameter's elements on each of 4 ranks
+    %mine = lpc.shard %flat ranks(4) : tensor<1024xf32> -> tensor<256xf32>
+    ```
+  }];
+  let arguments = (ins Lpc_F32Tensor:$input,
+                   ConfinedAttr<I64Attr, [IntMinValue<1>]>:$ranks);
+  let results = (outs Lpc_F32Tensor:$result);
+  let assemblyFormat = [{
+    $input `ranks` `(` $ranks `)` attr-dict `:` type($input) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // LPC_COLLECTIVE_OPS_TD

@@ -270,6 +270,25 @@ def LpcDataParallel : Pass<"lpc-data-parallel", "::mlir::ModuleOp"> {
     ```
     A gradient that is already the result of an `lpc.all_reduce` is left
     alone, so the pass may run twice.
+
+    `zero=1 ranks=N` shards the optimizer (ZeRO stage 1). Each parameter's
+    elements, flattened and padded with zeros to a multiple of N, are split
+    into N equal blocks; rank r updates block r of every parameter and
+    holds only that block of its optimizer state (the state arguments and
+    results become `tensor<Kxf32>`, K = ceil(elements / N), marked
+    `{lpc.shard_of = array<i64: ...>, lpc.shard_ranks = N}` with the
+    parameter's shape, which `lpc-run` uses to gather whole tensors into
+    checkpoints and to cut a checkpoint's tensors for any rank count). A
+    bucket's gradients travel as one `[N, sum K]` tensor, each gradient's
+    blocks as a column range, through one `lpc.reduce_scatter ... mean`
+    (in `comm-precision`): rank r receives block r of each gradient. The
+    parameter blocks come from `lpc.shard` (local), the updated blocks go
+    back to every rank through one `lpc.all_gather` per bucket, in fp32
+    (the parameters are the FP32 master weights: a narrow wire would round
+    them every step). Same results as zero=0 where the reduction order is
+    the same: the reduce-scatter adds in rank order as the all-reduce does.
+    Not with `lpc.clip_by_global_norm` (the norm would need every rank's
+    blocks: refused with an error).
   }];
   let options = [
     Option<"bucketMb", "bucket-mb", "double", /*default=*/"25.0",
@@ -279,6 +298,12 @@ def LpcDataParallel : Pass<"lpc-data-parallel", "::mlir::ModuleOp"> {
            /*default=*/"\"fp32\"",
            "format of the gradients on the wire: fp32, bf16, fp16, fp8_e4m3, "
            "fp8_e5m2 or fp8 (= fp8_e4m3)">,
+    Option<"zero", "zero", "int64_t", /*default=*/"0",
+           "ZeRO stage: 0 (every rank updates every parameter) or 1 (each "
+           "rank updates, and holds the optimizer state of, 1/ranks of each "
+           "parameter)">,
+    Option<"ranks", "ranks", "int64_t", /*default=*/"1",
+           "with zero=1: the number of ranks the step is built for">,
   ];
   let dependentDialects = ["::mlir::lpc::LpcDialect"];
 }

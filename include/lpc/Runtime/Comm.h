@@ -60,6 +60,10 @@ bool commAny(bool value);
 void commSetTimeout(double seconds);
 /// Rank 0's `value`, on every rank (with one rank: `value`).
 uint64_t commBroadcastFromRoot(uint64_t value);
+/// A collective: `all` receives every rank's `bytes` bytes of `mine`, in
+/// rank order (ZeRO-1 checkpoints gather the optimizer state's blocks).
+/// One rank: a copy.
+void commAllGatherBytes(const void *mine, size_t bytes, void *all);
 
 /// The reduction kinds of lpc.all_reduce, as the entry points take them.
 enum class ReduceKind : int64_t { Sum = 0, Mean = 1, Max = 2 };
@@ -141,6 +145,11 @@ void _mlir_ciface_lpc_rt_reduce_scatter_f32(lpc::rt::CommMemRef1F32 *in,
 void _mlir_ciface_lpc_rt_all_gather_f32(lpc::rt::CommMemRef1F32 *in,
                                         lpc::rt::CommMemRef1F32 *out,
                                         int64_t wire, int64_t ranks);
+/// lpc.shard: out = this rank's block of `in` (`ranks` blocks of out->size
+/// elements), a local copy. The rank count is checked as above.
+void _mlir_ciface_lpc_rt_shard_f32(lpc::rt::CommMemRef1F32 *in,
+                                   lpc::rt::CommMemRef1F32 *out,
+                                   int64_t ranks);
 }
 
 #endif // LPC_RUNTIME_COMM_H

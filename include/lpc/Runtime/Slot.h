@@ -28,6 +28,11 @@ struct Slot {
   std::string input;  // lpc.input (data input name)
   std::string metric; // lpc.metric (loss, logits, grad_norm, ...)
   std::optional<double> init; // lpc.init: initial value of non-param state
+  // ZeRO-1 (lpc.shard_of, lpc.shard_ranks): this rank's block of a tensor
+  // of shape `shardOf` (f32) whose elements, padded with zeros to
+  // shardRanks x shape[0], are split between the ranks; empty otherwise.
+  std::vector<int64_t> shardOf;
+  int64_t shardRanks = 0;
   int64_t numElements() const;
   /// Elements times element size (BOOL: one byte); SIZE_MAX when that
   /// overflows (the artifact's validation rejects such shapes).

@@ -159,6 +159,12 @@ struct TrainOptions {
   // ends the run naming the step and the first tensor that differs.
   int64_t verifyRanksEvery = 0;
   std::function<bool(uint64_t)> sameOnAllRanks;
+  // A collective (lpc::rt::commAllGatherBytes): every rank's `bytes` bytes
+  // into `all`, in rank order. Checkpoints of a ZeRO-1 step (optimizer
+  // state sharded between the ranks) gather the blocks with it, so that a
+  // checkpoint holds whole tensors and resumes on any rank count. Needed
+  // only when the step has sharded state and several ranks.
+  std::function<void(const void *, size_t, void *)> allGatherBytes;
 };
 
 class Trainer {

@@ -1,7 +1,5 @@
-// lpc.embedding / lpc.embedding_grad padding_idx
-
-func.func @embedding_padding_idx(%w: tensor<4x8xf32>, %ids: tensor<2xi32>) {
-  // expected-error @+1 {{'lpc.embedding' op padding_idx 4 is not a row of the 4-row table}}
-  %0 = lpc.embedding %w, %ids {padding_idx = 4 : i64} : tensor<4x8xf32>, tensor<2xi32> -> tensor<2x8xf32>
+func.func @shard_blocks(%g: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lpc.shard' op dimension 0 of the input (4) must be 3 (ranks) times that of the result (1)}}
+  %0 = lpc.shard %g ranks(3) : tensor<4x8xf32> -> tensor<1x8xf32>
   return
 }
