@@ -249,33 +249,39 @@ struct LpcDataParallelPass
       return op->emitError() << "lpc-data-parallel: zero=1: " << why;
     };
 
-    // The optimizer ops, their state arguments and the results they return.
+    // The optimizer ops, their gradients (the clip's operands when they
+    // are clipped), state arguments and the results they return.
     struct Update {
       Operation *op;
-      Value grad;
+      Value grad;            // the whole gradient, before any clip
       RankedTensorType type; // the parameter's
       int64_t k = 0;         // elements per rank
       int64_t offset = 0;    // first column in the bucket's [N, S]
+      Value shard;           // this rank's block of the averaged gradient
       SmallVector<unsigned> stateArgs, stateResults; // per state operand
     };
     SmallVector<Update> updates;
-    // In the order of the optimizer ops: the IR must not depend on where
-    // values happen to live in memory (every rank builds the same step).
     llvm::MapVector<Value, SmallVector<unsigned>> byGrad;
+    ClipByGlobalNormOp clip;
     WalkResult walk = fn.walk([&](Operation *op) {
       if (!isa<AdamWOp, SgdOp>(op))
         return WalkResult::advance();
       Update u{op, op->getOperand(1),
                cast<RankedTensorType>(op->getOperand(0).getType())};
+      if (auto c = u.grad.getDefiningOp<ClipByGlobalNormOp>()) {
+        if (clip && c != clip) {
+          fail(op, "the optimizer ops read two different gradient clips");
+          return WalkResult::interrupt();
+        }
+        clip = c;
+        u.grad = c.getOperand(cast<OpResult>(u.grad).getResultNumber());
+      } else if (clip) {
+        fail(op, "some optimizer ops read clipped gradients and some do not");
+        return WalkResult::interrupt();
+      }
       if (op->getBlock() != &body || u.grad.getParentBlock() != &body) {
         fail(op, "the optimizer op and its gradient must be in the step's "
                  "top-level block");
-        return WalkResult::interrupt();
-      }
-      if (u.grad.getDefiningOp<ClipByGlobalNormOp>()) {
-        fail(op, "lpc.clip_by_global_norm is not supported with optimizer "
-                 "sharding (each rank holds a block of the gradients, the "
-                 "norm needs them all); drop clip-grad-norm or use zero=0");
         return WalkResult::interrupt();
       }
       int64_t elems = u.type.getNumElements();
@@ -310,50 +316,64 @@ struct LpcDataParallelPass
     });
     if (walk.wasInterrupted())
       return failure();
+    if (clip)
+      for (OpResult r : clip.getClipped()) {
+        // A clipped gradient no update reads would still count in the norm
+        // here but not in the rebuilt clip over the updates' blocks.
+        if (r.use_empty())
+          return fail(clip, "a clipped gradient is read by no optimizer op");
+        for (Operation *user : r.getUsers())
+          if (!isa<AdamWOp, SgdOp>(user))
+            return fail(clip, "a clipped gradient is read by something other "
+                              "than the optimizer");
+      }
 
     OpBuilder b(ctx);
     auto i64 = [&](ArrayRef<int64_t> v) { return SmallVector<int64_t>(v); };
+    auto f32 = [&](ArrayRef<int64_t> shape) {
+      return RankedTensorType::get(shape, b.getF32Type());
+    };
+    auto value = [](Operation *op) { return pinned(op)->getResult(0); };
     // x (any shape, f32) as [N, K]: flattened, padded with zeros.
     auto toBlocks = [&](Value x, int64_t k) -> Value {
       auto t = cast<RankedTensorType>(x.getType());
       int64_t elems = t.getNumElements();
-      auto flatT = RankedTensorType::get({elems}, b.getF32Type());
       Value v = x;
-      if (t != flatT)
-        v = pinned(ReshapeOp::create(b, x.getLoc(), flatT, v))->getResult(0);
+      if (t != f32({elems}))
+        v = value(ReshapeOp::create(b, x.getLoc(), f32({elems}), v));
       if (n * k != elems) {
-        auto padT = RankedTensorType::get({n * k - elems}, b.getF32Type());
         Value zeros = ConstantOp::create(
-            b, x.getLoc(), DenseElementsAttr::get(padT, b.getF32FloatAttr(0)));
-        v = pinned(ConcatOp::create(b, x.getLoc(), ValueRange{v, zeros},
-                                    b.getI64IntegerAttr(0)))
-                ->getResult(0);
+            b, x.getLoc(),
+            DenseElementsAttr::get(f32({n * k - elems}), b.getF32FloatAttr(0)));
+        v = value(ConcatOp::create(b, x.getLoc(), ValueRange{v, zeros},
+                                   b.getI64IntegerAttr(0)));
       }
-      return pinned(ReshapeOp::create(
-                        b, x.getLoc(),
-                        RankedTensorType::get({n, k}, b.getF32Type()), v))
-          ->getResult(0);
+      return value(ReshapeOp::create(b, x.getLoc(), f32({n, k}), v));
     };
     auto vec = [&](Value x, int64_t k) -> Value { // [1, K] -> [K]
-      return pinned(ReshapeOp::create(
-                        b, x.getLoc(),
-                        RankedTensorType::get({k}, b.getF32Type()), x))
-          ->getResult(0);
+      return value(ReshapeOp::create(b, x.getLoc(), f32({k}), x));
+    };
+    // The later (in the block) of two ops; null counts as earliest.
+    auto later = [](Operation *a, Operation *c) {
+      return !a || (c && a->isBeforeInBlock(c)) ? c : a;
     };
 
+    // Gradients: per bucket one [N, S] tensor, each update's blocks a
+    // column range, one reduce-scatter; this rank's blocks cut out of it
+    // right after it.
     SmallVector<Value> grads;
     for (auto &[g, _] : byGrad)
       grads.push_back(g);
     SmallVector<SmallVector<Value>> buckets = bucketsOf(grads);
-    SmallVector<Type> argTypes(fn.getArgumentTypes());
+    SmallVector<SmallVector<unsigned>> members(buckets.size());
+    SmallVector<Location> bucketLocs;
+    Operation *lastShard = nullptr;
     for (auto [index, bucket] : llvm::enumerate(buckets)) {
-      // Gradients: one [N, S] tensor, each update's blocks a column range.
       Value last = bucket.back();
       if (Operation *def = last.getDefiningOp())
         b.setInsertionPointAfter(def);
       else
         b.setInsertionPointToStart(&body);
-      SmallVector<unsigned> members;
       SmallVector<Value> cols;
       SmallVector<Location> locs;
       int64_t width = 0;
@@ -363,110 +383,144 @@ struct LpcDataParallelPass
           u.offset = width;
           width += u.k;
           cols.push_back(toBlocks(g, u.k));
-          members.push_back(i);
+          members[index].push_back(i);
           locs.push_back(g.getLoc());
         }
       Location loc = b.getFusedLoc(locs);
-      Value all = cols.size() == 1
-                      ? cols.front()
-                      : pinned(ConcatOp::create(b, loc, cols,
-                                                b.getI64IntegerAttr(1)))
-                            ->getResult(0);
-      auto rowT = RankedTensorType::get({1, width}, b.getF32Type());
+      bucketLocs.push_back(loc);
+      Value all = cols.size() == 1 ? cols.front()
+                                   : value(ConcatOp::create(
+                                         b, loc, cols, b.getI64IntegerAttr(1)));
       auto rs = ReduceScatterOp::create(
-          b, loc, rowT, all, AllReduceKindAttr::get(ctx, AllReduceKind::mean),
+          b, loc, f32({1, width}), all,
+          AllReduceKindAttr::get(ctx, AllReduceKind::mean),
           b.getI64IntegerAttr(n), PrecisionAttr::get(ctx, wire));
       rs->setAttr(kBucketAttr, b.getI64IntegerAttr(int64_t(index)));
-      Value mine = rs.getResult();
-
-      // Each update on this rank's blocks, where the old op was (after the
-      // reduce-scatter: it may come later than an optimizer op).
-      SmallVector<Operation *> updated;
-      for (unsigned i : members) {
+      for (unsigned i : members[index]) {
         Update &u = updates[i];
-        Operation *op = u.op;
-        if (op->isBeforeInBlock(rs))
-          b.setInsertionPointAfter(rs);
-        else
-          b.setInsertionPoint(op);
-        Location l = op->getLoc();
-        Value g = vec(pinned(SliceOp::create(b, l, mine, i64({0, u.offset}),
-                                             i64({1, u.offset + u.k}),
-                                             i64({1, 1})))
-                          ->getResult(0),
+        u.shard = vec(value(SliceOp::create(b, u.op->getLoc(), rs.getResult(),
+                                            i64({0, u.offset}),
+                                            i64({1, u.offset + u.k}),
+                                            i64({1, 1}))),
                       u.k);
-        auto rowK = RankedTensorType::get({1, u.k}, b.getF32Type());
-        Value p = vec(ShardOp::create(b, l, rowK, toBlocks(op->getOperand(0), u.k),
-                                      b.getI64IntegerAttr(n))
-                          .getResult(),
-                      u.k);
-        auto shardT = RankedTensorType::get({u.k}, b.getF32Type());
-        Operation *nu = b.clone(*op);
-        nu->setOperand(0, p);
-        nu->setOperand(1, g);
-        for (Value r : nu->getResults())
-          r.setType(shardT);
-        for (auto [s, argNo] : llvm::enumerate(u.stateArgs)) {
-          body.getArgument(argNo).setType(shardT);
-          argTypes[argNo] = shardT;
-          for (unsigned a : {argNo}) {
-            fn.setArgAttr(a, "lpc.shard_of",
-                          DenseI64ArrayAttr::get(ctx, u.type.getShape()));
-            fn.setArgAttr(a, "lpc.shard_ranks", b.getI64IntegerAttr(n));
-          }
-          fn.setResultAttr(u.stateResults[s], "lpc.shard_of",
-                           DenseI64ArrayAttr::get(ctx, u.type.getShape()));
-          fn.setResultAttr(u.stateResults[s], "lpc.shard_ranks",
-                           b.getI64IntegerAttr(n));
-          ret->setOperand(u.stateResults[s], nu->getResult(1 + s));
-        }
-        updated.push_back(nu);
+        lastShard = later(lastShard, u.shard.getDefiningOp());
       }
+    }
 
-      // The updated blocks to every rank, in fp32, at the end of the step
-      // (after every update: lpc-loss-scaling may still put a skip of the
-      // update between an update and its gather); each parameter cut back
-      // out of its column range.
-      b.setInsertionPoint(ret);
-      SmallVector<Value> rows;
-      for (auto [j, i] : llvm::enumerate(members))
-        rows.push_back(
-            pinned(ReshapeOp::create(
-                       b, updated[j]->getLoc(),
-                       RankedTensorType::get({1, updates[i].k}, b.getF32Type()),
-                       updated[j]->getResult(0)))
-                ->getResult(0));
-      Value row = rows.size() == 1
-                      ? rows.front()
-                      : pinned(ConcatOp::create(b, loc, rows,
-                                                b.getI64IntegerAttr(1)))
-                            ->getResult(0);
-      Value gathered =
-          AllGatherOp::create(b, loc,
-                              RankedTensorType::get({n, width}, b.getF32Type()),
-                              row, b.getI64IntegerAttr(n),
+    // Clipping: the norm over every rank's blocks. Each rank adds the
+    // squares of its blocks (the padding adds 0), an all-reduce sums them,
+    // and the other ranks' part enters the clip as one more operand,
+    // sqrt(total - mine) (total >= mine: f32 sums of non-negative terms
+    // round monotonically). The clip stays an lpc.clip_by_global_norm over
+    // the blocks, so lpc-loss-scaling unscales its operands (that one too:
+    // it scales as the gradients do) before the norm, as without ZeRO.
+    if (clip) {
+      b.setInsertionPointAfter(lastShard);
+      Location loc = clip.getLoc();
+      Value mine;
+      for (Update &u : updates) {
+        Value sq = value(MulOp::create(b, loc, u.shard, u.shard));
+        Value s = value(ReduceSumOp::create(b, loc, sq, i64({0}),
+                                            /*keepdims=*/false));
+        mine = mine ? value(AddOp::create(b, loc, mine, s)) : s;
+      }
+      Value total =
+          AllReduceOp::create(b, loc, f32({}), mine,
+                              AllReduceKindAttr::get(ctx, AllReduceKind::sum),
                               PrecisionAttr::get(ctx, Precision::fp32))
               .getResult();
-      for (unsigned i : members) {
+      Value others = value(SqrtOp::create(
+          b, loc, value(SubOp::create(b, loc, total, mine))));
+      others = value(ReshapeOp::create(b, loc, f32({1}), others));
+      SmallVector<Value> operands;
+      for (Update &u : updates)
+        operands.push_back(u.shard);
+      operands.push_back(others);
+      auto sharded = ClipByGlobalNormOp::create(b, loc, operands,
+                                                clip.getMaxNormAttr());
+      for (auto [i, u] : llvm::enumerate(updates))
+        u.shard = sharded.getClipped()[i];
+      lastShard = sharded;
+      clip.getNorm().replaceAllUsesWith(sharded.getNorm());
+    }
+
+    // Each update on this rank's blocks, where the old op was (or after
+    // its gradient block, when that comes later).
+    SmallVector<Type> argTypes(fn.getArgumentTypes());
+    SmallVector<Operation *> updated(updates.size());
+    for (auto [i, u] : llvm::enumerate(updates)) {
+      Operation *op = u.op;
+      Operation *def = clip ? lastShard : u.shard.getDefiningOp();
+      if (op->isBeforeInBlock(def))
+        b.setInsertionPointAfter(def);
+      else
+        b.setInsertionPoint(op);
+      Location l = op->getLoc();
+      Value p = vec(ShardOp::create(b, l, f32({1, u.k}),
+                                    toBlocks(op->getOperand(0), u.k),
+                                    b.getI64IntegerAttr(n))
+                        .getResult(),
+                    u.k);
+      Operation *nu = b.clone(*op);
+      nu->setOperand(0, p);
+      nu->setOperand(1, u.shard);
+      for (Value r : nu->getResults())
+        r.setType(f32({u.k}));
+      auto whole = DenseI64ArrayAttr::get(ctx, u.type.getShape());
+      for (auto [s, argNo] : llvm::enumerate(u.stateArgs)) {
+        body.getArgument(argNo).setType(f32({u.k}));
+        argTypes[argNo] = f32({u.k});
+        fn.setArgAttr(argNo, "lpc.shard_of", whole);
+        fn.setArgAttr(argNo, "lpc.shard_ranks", b.getI64IntegerAttr(n));
+        fn.setResultAttr(u.stateResults[s], "lpc.shard_of", whole);
+        fn.setResultAttr(u.stateResults[s], "lpc.shard_ranks",
+                         b.getI64IntegerAttr(n));
+        ret->setOperand(u.stateResults[s], nu->getResult(1 + s));
+      }
+      updated[i] = nu;
+    }
+
+    // The updated blocks to every rank, in fp32, one all-gather per bucket
+    // at the end of the step (after every update: lpc-loss-scaling may
+    // still put a skip of the update between an update and its gather);
+    // each parameter cut back out of its column range.
+    b.setInsertionPoint(ret);
+    for (auto [index, bucket] : llvm::enumerate(members)) {
+      Location loc = bucketLocs[index];
+      SmallVector<Value> rows;
+      int64_t width = 0;
+      for (unsigned i : bucket) {
+        rows.push_back(value(ReshapeOp::create(b, updated[i]->getLoc(),
+                                               f32({1, updates[i].k}),
+                                               updated[i]->getResult(0))));
+        width += updates[i].k;
+      }
+      Value row = rows.size() == 1 ? rows.front()
+                                   : value(ConcatOp::create(
+                                         b, loc, rows, b.getI64IntegerAttr(1)));
+      Value gathered =
+          AllGatherOp::create(b, loc, f32({n, width}), row,
+                              b.getI64IntegerAttr(n),
+                              PrecisionAttr::get(ctx, Precision::fp32))
+              .getResult();
+      for (unsigned i : bucket) {
         Update &u = updates[i];
         Location l = u.op->getLoc();
         int64_t elems = u.type.getNumElements();
-        Value v = pinned(SliceOp::create(b, l, gathered, i64({0, u.offset}),
-                                         i64({n, u.offset + u.k}), i64({1, 1})))
-                      ->getResult(0);
-        v = pinned(ReshapeOp::create(
-                       b, l, RankedTensorType::get({n * u.k}, b.getF32Type()), v))
-                ->getResult(0);
+        Value v = value(SliceOp::create(b, l, gathered, i64({0, u.offset}),
+                                        i64({n, u.offset + u.k}), i64({1, 1})));
+        v = value(ReshapeOp::create(b, l, f32({n * u.k}), v));
         if (n * u.k != elems)
-          v = pinned(SliceOp::create(b, l, v, i64({0}), i64({elems}), i64({1})))
-                  ->getResult(0);
+          v = value(SliceOp::create(b, l, v, i64({0}), i64({elems}), i64({1})));
         if (v.getType() != u.type)
-          v = pinned(ReshapeOp::create(b, l, u.type, v))->getResult(0);
+          v = value(ReshapeOp::create(b, l, u.type, v));
         u.op->getResult(0).replaceAllUsesWith(v);
       }
-      for (unsigned i : members)
-        updates[i].op->erase();
     }
+    for (Update &u : updates)
+      u.op->erase();
+    if (clip)
+      clip->erase();
     fn.setType(FunctionType::get(ctx, argTypes, ret->getOperandTypes()));
     averageLoss(fn);
     return success();

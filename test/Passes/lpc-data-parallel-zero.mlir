@@ -12,8 +12,10 @@
 // gradients, and a max over the ranks makes every rank skip alike; the skip
 // sits between the updates and the gather.
 // RUN: lpc-opt %s -lpc-autodiff=optimizer=sgd -lpc-data-parallel="zero=1 ranks=3" -lpc-mixed-precision=policy=fp16 | FileCheck %s --check-prefix=FP16
-// Refused: clipping (the norm needs every block), bad options.
-// RUN: not lpc-opt %s -lpc-autodiff="optimizer=sgd clip-grad-norm=1" -lpc-data-parallel="zero=1 ranks=2" 2>&1 | FileCheck %s --check-prefix=CLIP
+// Clipping: the norm over every rank's blocks; each rank's sum of squares,
+// summed over the ranks, the others' part one more operand of the clip.
+// RUN: lpc-opt %s -lpc-autodiff="optimizer=sgd clip-grad-norm=1" -lpc-data-parallel="zero=1 ranks=2" | FileCheck %s --check-prefix=CLIP
+// Bad options.
 // RUN: not lpc-opt %s -lpc-autodiff -lpc-data-parallel=zero=2 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: not lpc-opt %s -lpc-autodiff -lpc-data-parallel="zero=1 ranks=0" 2>&1 | FileCheck %s --check-prefix=RANKS
 
@@ -44,10 +46,11 @@ func.func @lin() -> tensor<f32> {
 // CHECK: %[[BW:.*]] = lpc.reshape {{.*}} : tensor<12xf32> -> tensor<2x6xf32>
 // CHECK: %[[ALL:.*]] = lpc.concat %[[BB]], %[[BW]] axis = 1 {{.*}} -> tensor<2x8xf32>
 // CHECK: %[[MINE:.*]] = lpc.reduce_scatter %[[ALL]] mean ranks(2) {comm_precision = #lpc.precision<bf16>, lpc.bucket = 0 : i64} : tensor<2x8xf32> -> tensor<1x8xf32>
+// Each parameter's block of the mean gradient, right after the collective.
+// CHECK: lpc.slice %[[MINE]] start = [0, 0] limit = [1, 2]
 // CHECK: lpc.slice %[[MINE]] start = [0, 2] limit = [1, 8]
 // CHECK: %[[SW:.*]] = lpc.shard {{.*}} ranks(2) : tensor<2x6xf32> -> tensor<1x6xf32>
 // CHECK: %[[NW:[a-z_0-9]+]], %{{.*}}, %{{.*}} = lpc.adamw {{.*}} : tensor<6xf32>
-// CHECK: lpc.slice %[[MINE]] start = [0, 0] limit = [1, 2]
 // CHECK: lpc.shard {{.*}} ranks(2) : tensor<2x2xf32> -> tensor<1x2xf32>
 // CHECK: %[[NB:[a-z_0-9]+]], %{{.*}}, %{{.*}} = lpc.adamw {{.*}} : tensor<2xf32>
 // CHECK: %[[RB:.*]] = lpc.reshape %[[NB]] {{.*}} : tensor<2xf32> -> tensor<1x2xf32>
@@ -73,6 +76,23 @@ func.func @lin() -> tensor<f32> {
 // FP16: lpc.all_gather {{.*}} ranks(3)
 // FP16: return
 
-// CLIP: error: lpc-data-parallel: zero=1: lpc.clip_by_global_norm is not supported with optimizer sharding
+// CLIP-LABEL: func.func @lin_train_step
+// CLIP: %[[MINE:.*]] = lpc.reduce_scatter {{.*}} mean ranks(2)
+// CLIP-NOT: lpc.clip_by_global_norm
+// CLIP: %[[GB:.*]] = lpc.reshape {{.*}} -> tensor<2xf32>
+// CLIP: %[[GW:.*]] = lpc.reshape {{.*}} -> tensor<6xf32>
+// CLIP: lpc.mul %[[GW]], %[[GW]]
+// CLIP: lpc.mul %[[GB]], %[[GB]]
+// CLIP: %[[SUM:.*]] = lpc.add
+// CLIP: %[[TOTAL:.*]] = lpc.all_reduce %[[SUM]] sum
+// CLIP: %[[REST:.*]] = lpc.sub %[[TOTAL]], %[[SUM]]
+// CLIP: %[[ROOT:.*]] = lpc.sqrt %[[REST]]
+// CLIP: %[[OTHERS:.*]] = lpc.reshape %[[ROOT]] {{.*}} -> tensor<1xf32>
+// CLIP: %[[C:.*]]:3, %[[NORM:.*]] = lpc.clip_by_global_norm %[[GW]], %[[GB]], %[[OTHERS]] {max_norm = 1.000000e+00 : f64} : tensor<6xf32>, tensor<2xf32>, tensor<1xf32>
+// CLIP: lpc.sgd {{.*}}, %[[C]]#0, {{.*}} : tensor<6xf32>
+// CLIP: lpc.sgd {{.*}}, %[[C]]#1, {{.*}} : tensor<2xf32>
+// CLIP: lpc.all_gather
+// CLIP: return {{.*}}, %[[NORM]] :
+// CLIP-NOT: lpc.clip_by_global_norm
 // ZERO: error: lpc-data-parallel: zero must be 0 or 1 (ZeRO stage), got 2
 // RANKS: error: lpc-data-parallel: ranks must be >= 1, got 0

@@ -287,8 +287,10 @@ def LpcDataParallel : Pass<"lpc-data-parallel", "::mlir::ModuleOp"> {
     (the parameters are the FP32 master weights: a narrow wire would round
     them every step). Same results as zero=0 where the reduction order is
     the same: the reduce-scatter adds in rank order as the all-reduce does.
-    Not with `lpc.clip_by_global_norm` (the norm would need every rank's
-    blocks: refused with an error).
+    Under `lpc.clip_by_global_norm` each rank adds the squares of its
+    blocks, an `lpc.all_reduce ... sum` adds the ranks' sums, and
+    `sqrt(total - mine)` joins the rank's blocks as one more operand of a
+    clip over the blocks: every block is scaled by the global factor.
   }];
   let options = [
     Option<"bucketMb", "bucket-mb", "double", /*default=*/"25.0",
