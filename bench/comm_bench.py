@@ -7,9 +7,11 @@
 1. Measured on this machine (Open MPI's mpirun, lpc-run on the CPU): the MLP
    and the GPT example on 1 process (the model built for the global batch)
    and on 2 ranks (the model's batch each) with fp32, bf16 and fp8 gradient
-   communication: ms per step (lpc-run's own figure, the JIT step and its
-   collectives) and the bytes each rank's collectives sent per step (lpc-run
-   counts them: 2(N-1)/N of each payload, a ring's traffic).
+   communication, and on 2 ranks with ZeRO-1 (--zero=1, fp32): ms per step
+   (lpc-run's own figure, the JIT step and its collectives), the bytes each
+   rank's collectives sent per step (lpc-run counts them: 2(N-1)/N of each
+   all-reduce's payload, (N-1)/N of a reduce-scatter's or all-gather's, a
+   ring's traffic) and the optimizer state each rank holds.
 2. Modelled (no GPU, no network here): the d_model-4096 GPT block of
    docs/cost-model.md, its artifacts compiled for sm_90 with the bf16 and the
    fp8 policy; per step and GPU, a ring all-reduce of its gradients takes
@@ -101,8 +103,15 @@ def measure(o):
     common = [f"--steps={o['steps']}", "--print-every=1000", "--cpu-threads=1"]
     print(f"measured here: {o['steps']} steps, lpc-run's ms/step (2 ranks: "
           f"rank 0's; --cpu-threads=1, one core per rank)")
-    print(f"  {'model':5} {'ranks':>5} {'wire':>5} {'ms/step':>8} "
-          f"{'vs 1':>6} {'sent/step':>11} {'collectives':>11}")
+    print(f"  {'model':5} {'ranks':>5} {'wire':>10} {'ms/step':>8} "
+          f"{'vs 1':>6} {'sent/step':>11} {'collectives':>11} {'opt. state':>11}")
+
+    def state(s):  # the optimizer state one rank holds, MiB
+        b = s.get("sharded_state_bytes")
+        if b is None:  # not sharded: every state tensor but the parameters
+            b = s["state_bytes"] - 4 * s["parameters"]
+        return f"{b / 2**20:7.2f} MiB"
+
     for name, per_rank, one_cmd, data in models:
         one = os.path.join(work, f"{name}-one.mlir")
         if name == "mlp":
@@ -112,18 +121,21 @@ def measure(o):
         log = os.path.join(work, f"{name}-1.jsonl")
         run([os.path.join(BIN, "lpc-run"), one] + data + common + [f"--log={log}"],
             env=env)
-        base = summary(log)["ms_per_step"]
-        print(f"  {name:5} {1:>5} {'-':>5} {base:8.1f} {1.0:6.2f} {'-':>11} {'-':>11}")
-        for wire in WIRES:
-            log = os.path.join(work, f"{name}-2-{wire}.jsonl")
+        s = summary(log)
+        base = s["ms_per_step"]
+        print(f"  {name:5} {1:>5} {'-':>10} {base:8.1f} {1.0:6.2f} {'-':>11} {'-':>11} "
+              f"{state(s):>11}")
+        for wire, extra in [(w, []) for w in WIRES] + [("fp32 ZeRO-1", ["--zero=1"])]:
+            log = os.path.join(work, f"{name}-2-{wire.replace(' ', '-')}.jsonl")
             run([mpirun, "--oversubscribe", "-np", "2",
                  os.path.join(BIN, "lpc-run"), per_rank] + data + common +
-                [f"--comm-precision={wire}", f"--log={log}"], env=env)
+                [f"--comm-precision={wire.split()[0]}", f"--log={log}"] + extra,
+                env=env)
             s = summary(log)
-            print(f"  {name:5} {2:>5} {wire:>5} {s['ms_per_step']:8.1f} "
+            print(f"  {name:5} {2:>5} {wire:>10} {s['ms_per_step']:8.1f} "
                   f"{s['ms_per_step'] / base:6.2f} "
                   f"{s['comm_bytes_per_step'] / 2**20:8.2f} MiB "
-                  f"{s['collectives_per_step']:11.0f}")
+                  f"{s['collectives_per_step']:11.0f} {state(s):>11}")
     shutil.rmtree(work)
 
 
