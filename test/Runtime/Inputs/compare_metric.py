@@ -6,17 +6,13 @@ Relative difference |a - b| / max(|a|, tiny) at every step both logged.
 Prints one line; exits 1 when the metric is missing, the steps differ or a
 difference exceeds --tol.
 """
-import json
 import sys
+
+from compare_runs import losses
 
 
 def values(path, metric):
-    out = {}
-    for line in open(path):
-        rec = json.loads(line)
-        if "step" in rec and metric in rec:
-            out[rec["step"]] = rec[metric]
-    return out
+    return dict(losses(path, metric))
 
 
 def main():

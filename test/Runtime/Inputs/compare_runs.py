@@ -16,12 +16,13 @@ import struct
 import sys
 
 
-def losses(path):
+def losses(path, metric="loss"):
+    """(step, value) of a per-step metric, in the order logged."""
     out = []
     for line in open(path):
         rec = json.loads(line)
-        if "step" in rec and "loss" in rec:
-            out.append((rec["step"], rec["loss"]))
+        if "step" in rec and metric in rec:
+            out.append((rec["step"], rec[metric]))
     return out
 
 
