@@ -659,6 +659,14 @@ LogicalResult WhereOp::verify() {
   return success();
 }
 
+LogicalResult CompareOp::verify() {
+  if (getResult().getType().getShape() != getLhs().getType().getShape())
+    return emitOpError() << "result shape " << getResult().getType()
+                         << " differs from operand shape "
+                         << getLhs().getType();
+  return success();
+}
+
 LogicalResult DropoutOp::verify() {
   double rate = getRate().convertToDouble();
   if (!(rate >= 0.0 && rate < 1.0))

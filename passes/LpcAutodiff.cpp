@@ -424,6 +424,18 @@ LogicalResult Differentiator::backprop(Operation *op) {
         accumulate(loc, o.getInput(), DivOp::create(b, loc, grad(), o.getInput()));
         return success();
       })
+      .Case([&](Log1pOp o) { // g / (1 + x)
+        Value one = splat(b, loc, tensorType(o.getInput()), 1.0);
+        accumulate(loc, o.getInput(),
+                   DivOp::create(b, loc, grad(), AddOp::create(b, loc, o.getInput(), one)));
+        return success();
+      })
+      .Case([&](Expm1Op o) { // g exp(x) = g (y + 1)
+        Value one = splat(b, loc, tensorType(o.getResult()), 1.0);
+        accumulate(loc, o.getInput(),
+                   MulOp::create(b, loc, grad(), AddOp::create(b, loc, o.getResult(), one)));
+        return success();
+      })
       .Case([&](SqrtOp o) { // g / (2 sqrt(x))
         Value twoY = ScaleOp::create(b, loc, o.getResult(), b.getF64FloatAttr(2.0));
         accumulate(loc, o.getInput(), DivOp::create(b, loc, grad(), twoY));

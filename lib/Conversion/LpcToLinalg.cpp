@@ -71,6 +71,42 @@ struct LowerIntAdd : OpRewritePattern<AddOp> {
   }
 };
 
+/// Comparisons: floats widened to f32 (exact for every narrow format, so
+/// the result is the comparison in the operands' own type), ordered
+/// predicates except `ne` (NaN != anything, as in C and PyTorch).
+struct LowerCompare : OpRewritePattern<CompareOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CompareOp op,
+                                PatternRewriter &rewriter) const override {
+    bool isFloat = isa<FloatType>(op.getLhs().getType().getElementType());
+    ComparePredicate p = op.getPredicate();
+    Value v = elementwise(
+        rewriter, op.getLoc(), op.getType(), op->getOperands(),
+        [&](OpBuilder &b, Location l, ValueRange a) -> SmallVector<Value> {
+          if (isFloat) {
+            using P = arith::CmpFPredicate;
+            P fp = p == ComparePredicate::lt   ? P::OLT
+                   : p == ComparePredicate::le ? P::OLE
+                   : p == ComparePredicate::gt ? P::OGT
+                   : p == ComparePredicate::ge ? P::OGE
+                   : p == ComparePredicate::eq ? P::OEQ
+                                               : P::UNE;
+            return {arith::CmpFOp::create(b, l, fp, a[0], a[1])};
+          }
+          using P = arith::CmpIPredicate;
+          P ip = p == ComparePredicate::lt   ? P::slt
+                 : p == ComparePredicate::le ? P::sle
+                 : p == ComparePredicate::gt ? P::sgt
+                 : p == ComparePredicate::ge ? P::sge
+                 : p == ComparePredicate::eq ? P::eq
+                                             : P::ne;
+          return {arith::CmpIOp::create(b, l, ip, a[0], a[1])};
+        });
+    rewriter.replaceOp(op, v);
+    return success();
+  }
+};
+
 struct LowerConstant : OpRewritePattern<ConstantOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConstantOp op,
@@ -588,6 +624,14 @@ struct LpcToLinalgPass
         ctx, [](OpBuilder &b, Location l, LogOp, ValueRange v) -> Value {
           return math::LogOp::create(b, l, v[0]);
         });
+    patterns.add<LowerElementwise<Log1pOp>>(
+        ctx, [](OpBuilder &b, Location l, Log1pOp, ValueRange v) -> Value {
+          return math::Log1pOp::create(b, l, v[0]);
+        });
+    patterns.add<LowerElementwise<Expm1Op>>(
+        ctx, [](OpBuilder &b, Location l, Expm1Op, ValueRange v) -> Value {
+          return math::ExpM1Op::create(b, l, v[0]);
+        });
     patterns.add<LowerElementwise<SqrtOp>>(
         ctx, [](OpBuilder &b, Location l, SqrtOp, ValueRange v) -> Value {
           return math::SqrtOp::create(b, l, v[0]);
@@ -639,7 +683,7 @@ struct LpcToLinalgPass
           return mulf(b, l, v[0], divf(b, l, f32Const(b, l, 1.0), v[1]));
         });
     (void)sizeof(GA);
-    patterns.add<LowerIntAdd, LowerConstant, LowerGradSeed, LowerMatmul,
+    patterns.add<LowerIntAdd, LowerCompare, LowerConstant, LowerGradSeed, LowerMatmul,
                  LowerReduce<ReduceSumOp>, LowerReduce<ReduceMeanOp>,
                  LowerReduce<ReduceMaxOp>, LowerBiasAdd, LowerCrossEntropy,
                  LowerCrossEntropyGrad, LowerAdamW, LowerSgd, LowerCast,

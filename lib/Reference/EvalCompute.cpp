@@ -153,6 +153,12 @@ LogicalResult Evaluator::eval(ExpOp op) {
 LogicalResult Evaluator::eval(LogOp op) {
   return unary(op, [](double x) { return std::log(x); });
 }
+LogicalResult Evaluator::eval(Log1pOp op) {
+  return unary(op, [](double x) { return std::log1p(x); });
+}
+LogicalResult Evaluator::eval(Expm1Op op) {
+  return unary(op, [](double x) { return std::expm1(x); });
+}
 LogicalResult Evaluator::eval(SqrtOp op) {
   return unary(op, [](double x) { return std::sqrt(x); });
 }
@@ -303,6 +309,27 @@ LogicalResult Evaluator::eval(WhereOp op) {
   Tensor out = zeros(a.shape);
   for (size_t i = 0; i < out.data.size(); ++i)
     out.data[i] = cond.data[i] != 0.0 ? a.data[i] : b.data[i];
+  return define(op.getResult(), std::move(out));
+}
+
+LogicalResult Evaluator::eval(CompareOp op) {
+  const Tensor &a = get(op.getLhs()), &b = get(op.getRhs());
+  Tensor out = zeros(a.shape);
+  // Values are held as doubles exactly (floats already rounded to their
+  // type, integers within 2^53): C++'s comparisons are IEEE's, NaN included.
+  auto test = [p = op.getPredicate()](double x, double y) {
+    switch (p) {
+    case ComparePredicate::lt: return x < y;
+    case ComparePredicate::le: return x <= y;
+    case ComparePredicate::gt: return x > y;
+    case ComparePredicate::ge: return x >= y;
+    case ComparePredicate::eq: return x == y;
+    case ComparePredicate::ne: return x != y;
+    }
+    llvm_unreachable("unknown compare predicate");
+  };
+  for (size_t i = 0; i < out.data.size(); ++i)
+    out.data[i] = test(a.data[i], b.data[i]) ? 1.0 : 0.0;
   return define(op.getResult(), std::move(out));
 }
 

@@ -254,6 +254,9 @@ private:
   LogicalResult eval(EmbeddingOp op);
   LogicalResult eval(CausalMaskOp op);
   LogicalResult eval(WhereOp op);
+  LogicalResult eval(CompareOp op);
+  LogicalResult eval(Log1pOp op);
+  LogicalResult eval(Expm1Op op);
   LogicalResult eval(DropoutOp op);
   // Losses.
   LogicalResult eval(SoftmaxCrossEntropyOp op);

@@ -976,6 +976,33 @@ func.func @where_shape(%c: tensor<4xi1>, %a: tensor<8xf32>) {
 
 // -----
 
+func.func @compare_shape(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'lpc.compare' op result shape 'tensor<8xi1>' differs from operand shape 'tensor<4xf32>'}}
+  %0 = lpc.compare lt, %a, %a : tensor<4xf32> -> tensor<8xi1>
+  return
+}
+
+// -----
+
+// The operands have one type (a narrow float is compared with a value of its
+// own format: cast the other first).
+func.func @compare_types(%a: tensor<4xf32>, %b: tensor<4xbf16>) {
+  // expected-error @+1 {{'lpc.compare' op failed to verify that all of {lhs, rhs} have same type}}
+  %0 = "lpc.compare"(%a, %b) <{predicate = #lpc<compare_predicate lt>}> : (tensor<4xf32>, tensor<4xbf16>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @compare_predicate(%a: tensor<4xf32>) {
+  // expected-error @+2 {{expected ::mlir::lpc::ComparePredicate to be one of: lt, le, gt, ge, eq, ne}}
+  // expected-error @+1 {{failed to parse Lpc_ComparePredicateAttr parameter 'value'}}
+  %0 = lpc.compare lte, %a, %a : tensor<4xf32> -> tensor<4xi1>
+  return
+}
+
+// -----
+
 // ODS type constraint: the condition is i1.
 func.func @where_cond_type(%c: tensor<8xi32>, %a: tensor<8xf32>) {
   // expected-error @+1 {{'lpc.where' op operand #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<8xi32>'}}

@@ -179,6 +179,10 @@ func.func @elementwise(%x: tensor<4x8xf16>, %y: tensor<4x8xf16>, %b: tensor<8xf1
   %17 = lpc.pow %x {exponent = 2.0 : f64} : tensor<4x8xf16>
   // CHECK-NEXT: %[[R18:.*]] = lpc.scale %[[X]] {factor = 1.250000e-01 : f64} : tensor<4x8xf16>{{$}}
   %18 = lpc.scale %x {factor = 0.125 : f64} : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = lpc.log1p %[[X]] : tensor<4x8xf16>{{$}}
+  %lp = lpc.log1p %x : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = lpc.expm1 %[[X]] : tensor<4x8xf16>{{$}}
+  %em = lpc.expm1 %x : tensor<4x8xf16>
   // Precision pins on Follow and KeepFP32 ops.
   // CHECK-NEXT: %[[R19:.*]] = lpc.add %[[X]], %[[Y]] {lpc.precision = #lpc.precision<bf16>} : tensor<4x8xf16>{{$}}
   %19 = lpc.add %x, %y {lpc.precision = #lpc.precision<bf16>} : tensor<4x8xf16>
@@ -217,6 +221,24 @@ func.func @element_types(%a: tensor<2xf32>, %b: tensor<2xbf16>, %c: tensor<2xf8E
 //===----------------------------------------------------------------------===//
 // Normalization, softmax, reductions
 //===----------------------------------------------------------------------===//
+
+// Comparisons of floats in any format and of integers.
+// CHECK-LABEL: func.func @compare(
+// CHECK-SAME: %[[A:[^:]+]]: tensor<4x8xbf16>, %[[B:[^:]+]]: tensor<4x8xbf16>, %[[I:[^:]+]]: tensor<6xi32>, %[[E:[^:]+]]: tensor<2xf8E4M3FN>)
+func.func @compare(%a: tensor<4x8xbf16>, %b: tensor<4x8xbf16>, %i: tensor<6xi32>, %e: tensor<2xf8E4M3FN>)
+    -> (tensor<4x8xi1>, tensor<4x8xi1>, tensor<6xi1>, tensor<2xi1>) {
+  // CHECK-NEXT: %[[R0:.*]] = lpc.compare gt, %[[A]], %[[B]] : tensor<4x8xbf16> -> tensor<4x8xi1>{{$}}
+  %0 = lpc.compare gt, %a, %b : tensor<4x8xbf16> -> tensor<4x8xi1>
+  // CHECK-NEXT: %[[R1:.*]] = lpc.compare le, %[[A]], %[[A]] : tensor<4x8xbf16> -> tensor<4x8xi1>{{$}}
+  %1 = lpc.compare le, %a, %a : tensor<4x8xbf16> -> tensor<4x8xi1>
+  // CHECK-NEXT: %[[R2:.*]] = lpc.compare ne, %[[I]], %[[I]] : tensor<6xi32> -> tensor<6xi1>{{$}}
+  %2 = lpc.compare ne, %i, %i : tensor<6xi32> -> tensor<6xi1>
+  // CHECK-NEXT: %[[R3:.*]] = lpc.compare eq, %[[E]], %[[E]] : tensor<2xf8E4M3FN> -> tensor<2xi1>{{$}}
+  %3 = lpc.compare eq, %e, %e : tensor<2xf8E4M3FN> -> tensor<2xi1>
+  return %0, %1, %2, %3 : tensor<4x8xi1>, tensor<4x8xi1>, tensor<6xi1>, tensor<2xi1>
+}
+// GENERIC-LABEL: sym_name = "compare"
+// GENERIC: "lpc.compare"(%{{.*}}, %{{.*}}) <{predicate = #lpc<compare_predicate gt>}> : (tensor<4x8xbf16>, tensor<4x8xbf16>) -> tensor<4x8xi1>
 
 // CHECK-LABEL: func.func @norms(
 // CHECK-SAME: %[[X:[^:]+]]: tensor<2x4x8xf32>, %[[G:[^:]+]]: tensor<8xf32>, %[[BT:[^:]+]]: tensor<8xf32>)

@@ -667,3 +667,35 @@ func.func @all_reduce() -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<
   %4 = lpc.all_reduce %bad any_nonfinite : tensor<2xf32> -> tensor<i1>
   return %0, %1, %2, %3, %4 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<i1>, tensor<i1>
 }
+
+// lpc.compare, IEEE: NaN makes every predicate false but ne; -0 == 0;
+// integers compare as signed values.
+// RUN: lpc-eval %s --function=compare --print=full | FileCheck %s --check-prefix=CMP
+// CMP:      result #0: tensor<4xi1>
+// CMP-NEXT:   [1, 0, 0, 0]
+// CMP-NEXT: result #1: tensor<4xi1>
+// CMP-NEXT:   [1, 1, 0, 1]
+// CMP-NEXT: result #2: tensor<4xi1>
+// CMP-NEXT:   [0, 0, 0, 0]
+// CMP-NEXT: result #3: tensor<4xi1>
+// CMP-NEXT:   [0, 1, 0, 1]
+// CMP-NEXT: result #4: tensor<4xi1>
+// CMP-NEXT:   [0, 1, 0, 1]
+// CMP-NEXT: result #5: tensor<4xi1>
+// CMP-NEXT:   [1, 0, 1, 0]
+// CMP-NEXT: result #6: tensor<3xi1>
+// CMP-NEXT:   [0, 0, 1]
+func.func @compare() -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<3xi1>) {
+  %a = lpc.constant dense<[1.0, 2.0, 0x7FC00000, -0.0]> : tensor<4xf32>
+  %b = lpc.constant dense<[2.0, 2.0, 1.0, 0.0]> : tensor<4xf32>
+  %0 = lpc.compare lt, %a, %b : tensor<4xf32> -> tensor<4xi1>
+  %1 = lpc.compare le, %a, %b : tensor<4xf32> -> tensor<4xi1>
+  %2 = lpc.compare gt, %a, %b : tensor<4xf32> -> tensor<4xi1>
+  %3 = lpc.compare ge, %a, %b : tensor<4xf32> -> tensor<4xi1>
+  %4 = lpc.compare eq, %a, %b : tensor<4xf32> -> tensor<4xi1>
+  %5 = lpc.compare ne, %a, %b : tensor<4xf32> -> tensor<4xi1>
+  %i = lpc.constant dense<[-3, 5, 7]> : tensor<3xi32>
+  %j = lpc.constant dense<[5, 5, -7]> : tensor<3xi32>
+  %6 = lpc.compare gt, %i, %j : tensor<3xi32> -> tensor<3xi1>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<3xi1>
+}

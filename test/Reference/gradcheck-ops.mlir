@@ -111,6 +111,31 @@ func.func @activations() -> tensor<f32> {
   %l = lpc.mse_loss %a5, %t : tensor<3x4xf32>
   return %l : tensor<f32>
 }
+func.func @log1p_expm1() -> tensor<f32> {
+  %x = lpc.param "x" zeros : tensor<3x4xf32>
+  %t = lpc.input "t" targets : tensor<3x4xf32>
+  %e = lpc.exp %x : tensor<3x4xf32>
+  %lp = lpc.log1p %e : tensor<3x4xf32>
+  %em = lpc.expm1 %x : tensor<3x4xf32>
+  %s = lpc.add %lp, %em : tensor<3x4xf32>
+  %l = lpc.mse_loss %s, %t : tensor<3x4xf32>
+  return %l : tensor<f32>
+}
+func.func @compare_where() -> tensor<f32> {
+  // leaky_relu and a clamp from lpc.compare + lpc.where: the gradient
+  // flows through the selected piece only.
+  %x = lpc.param "x" zeros : tensor<3x4xf32>
+  %t = lpc.input "t" targets : tensor<3x4xf32>
+  %zero = lpc.constant dense<0.0> : tensor<3x4xf32>
+  %pos = lpc.compare gt, %x, %zero : tensor<3x4xf32> -> tensor<3x4xi1>
+  %leak = lpc.scale %x {factor = 0.1 : f64} : tensor<3x4xf32>
+  %a = lpc.where %pos, %x, %leak : tensor<3x4xi1>, tensor<3x4xf32>
+  %hi = lpc.constant dense<0.3> : tensor<3x4xf32>
+  %above = lpc.compare ge, %a, %hi : tensor<3x4xf32> -> tensor<3x4xi1>
+  %c = lpc.where %above, %hi, %a : tensor<3x4xi1>, tensor<3x4xf32>
+  %l = lpc.mse_loss %c, %t : tensor<3x4xf32>
+  return %l : tensor<f32>
+}
 func.func @transcendental() -> tensor<f32> {
   %x = lpc.param "x" zeros : tensor<3x4xf32>
   %t = lpc.input "t" targets : tensor<3x4xf32>

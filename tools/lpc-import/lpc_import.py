@@ -389,6 +389,11 @@ class Importer:
             dt = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16,
                   "i32": torch.int64, "i1": torch.bool}[et]
             return V(v.shape, et, const=v.const.to(dt))
+        if v.et == "i1" and et in FLOATS:      # mask.float(): 1 where true
+            return self.select(v, self.scalar_like(1.0, V((), et), ()),
+                               self.scalar_like(0.0, V((), et), ()), v.shape)
+        if v.et in FLOATS + ("i32",) and et == "i1":  # x.bool(): x != 0
+            return self.compare("ne", v, 0)
         if v.et not in FLOATS or et not in FLOATS:
             fail(f"conversion of a computed {v.et} tensor to {et} is not supported")
         return self.e.op(f"lpc.cast {self.mat(v)} : {v.type} to {tensor_type(v.shape, et)}", v.shape, et)
@@ -458,6 +463,46 @@ class Importer:
 
     def unary(self, opname, x, attrs=""):
         return self.e.op(f"lpc.{opname} {self.mat(x)}{attrs} : {x.type}", x.shape, x.et)
+
+    def _common(self, a, b):
+        """a and b (tensors or python numbers) in one element type, PyTorch's
+        promotion where lpc has the types: the wider float, an integer or
+        bool tensor against a python number in its own type."""
+        if not isinstance(a, V) and not isinstance(b, V):
+            like = V((), "i1" if isinstance(a, bool) and isinstance(b, bool) else "f32")
+            a = self.scalar_like(a, like, ())
+        if not isinstance(a, V):
+            a = self.scalar_like(a, b, ())
+        if not isinstance(b, V):
+            b = self.scalar_like(b, a, ())
+        if a.et != b.et:
+            if a.et in FLOATS and b.et in FLOATS:
+                et = "f32" if "f32" in (a.et, b.et) else a.et
+            elif a.et in FLOATS or b.et in FLOATS:
+                et = a.et if a.et in FLOATS else b.et
+            else:
+                fail(f"mixing computed {a.et} and {b.et} tensors is not supported")
+            a, b = self.cast(a, et), self.cast(b, et)
+        return a, b
+
+    def compare(self, pred, a, b, out_shape=None):
+        """`a <pred> b` elementwise (lt/le/gt/ge/eq/ne): an i1 tensor."""
+        a, b = self._common(a, b)
+        shape = tuple(np.broadcast_shapes(a.shape, b.shape)) if out_shape is None else tuple(out_shape)
+        a, b = self.broadcast(a, shape), self.broadcast(b, shape)
+        return self.e.op(f"lpc.compare {pred}, {self.mat(a)}, {self.mat(b)} : {a.type} -> "
+                         f"{tensor_type(shape, 'i1')}", shape, "i1")
+
+    def select(self, cond, a, b, out_shape=None):
+        """cond ? a : b elementwise; a and b may be python numbers. The
+        gradient flows to the selected side only (lpc.where)."""
+        a, b = self._common(a, b)
+        shape = (tuple(np.broadcast_shapes(cond.shape, a.shape, b.shape))
+                 if out_shape is None else tuple(out_shape))
+        a, b = self.broadcast(a, shape), self.broadcast(b, shape)
+        c = self.broadcast(self.cast(cond, "i1"), shape)
+        return self.e.op(f"lpc.where {self.mat(c)}, {self.mat(a)}, {self.mat(b)} : "
+                         f"{c.type}, {a.type}", shape, a.et)
 
     def reduce(self, opname, x, dims, keepdim):
         r = len(x.shape)
@@ -1139,7 +1184,7 @@ def _neg(I, node, x):
     return I.unary("neg", x)
 
 
-for _n in ("relu", "silu", "tanh", "sigmoid", "exp", "log", "sqrt", "rsqrt"):
+for _n in ("relu", "silu", "tanh", "sigmoid", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt"):
     HANDLERS[f"aten.{_n}.default"] = (lambda op: (lambda I, node, x: I.unary(op, x)))(_n)
 
 
@@ -1288,6 +1333,206 @@ def _abs(I, node, x):
     return I.binary("add", I.unary("relu", x), I.unary("relu", I.unary("neg", x)))
 
 
+for _n in ("lt", "le", "gt", "ge", "eq", "ne"):
+    HANDLERS[f"aten.{_n}.Tensor"] = HANDLERS[f"aten.{_n}.Scalar"] = (
+        lambda p: (lambda I, node, a, b: I.compare(p, a, b, _out_shape(node))))(_n)
+
+
+def _truth(I, v):
+    """v as a boolean tensor (non-zero is true, as torch.logical_* read it)."""
+    return I.cast(v, "i1") if isinstance(v, V) else bool(v)
+
+
+@handles("aten.logical_not.default")
+def _logical_not(I, node, c):
+    c = _truth(I, c)
+    return I.select(c, False, True, c.shape)
+
+
+@handles("aten.logical_and.default")
+def _logical_and(I, node, a, b):
+    a, b = _truth(I, a), _truth(I, b)
+    return I.select(a, b, False, _out_shape(node))
+
+
+@handles("aten.logical_or.default")
+def _logical_or(I, node, a, b):
+    a, b = _truth(I, a), _truth(I, b)
+    return I.select(a, True, b, _out_shape(node))
+
+
+@handles("aten.logical_xor.default")
+def _logical_xor(I, node, a, b):
+    a, b = _truth(I, a), _truth(I, b)
+    shape = _out_shape(node)
+    b = I.broadcast(b if isinstance(b, V) else I.scalar_like(bool(b), V((), "i1"), ()), shape)
+    return I.select(a, I.select(b, False, True, shape), b, shape)
+
+
+def _bitwise(logical):
+    # ~, &, |, ^ of booleans are the logical ops; of integers they act on
+    # bits, which lpc has no op for.
+    def h(I, node, *args):
+        for a in args:
+            if isinstance(a, V) and a.et != "i1":
+                fail(f"bitwise operations on {a.et} tensors are not supported (booleans only)")
+        return logical(I, node, *args)
+    return h
+
+
+for _names, _fn in ((("bitwise_not.default",), _logical_not),
+                    (("bitwise_and.Tensor", "__and__.Tensor"), _logical_and),
+                    (("bitwise_or.Tensor", "__or__.Tensor"), _logical_or),
+                    (("bitwise_xor.Tensor", "__xor__.Tensor"), _logical_xor)):
+    for _n in _names:
+        HANDLERS[f"aten.{_n}"] = _bitwise(_fn)
+
+
+@handles("aten.maximum.default", "aten.minimum.default")
+def _max_min(I, node, a, b):
+    # PyTorch splits the gradient of a tie evenly: the tie branch is the
+    # mean of both (exactly the common value for normal numbers), so each
+    # side gets half. NaN fails both comparisons and propagates, as in
+    # torch.maximum.
+    big = "gt" if _op_name(node.target) == "aten.maximum.default" else "lt"
+    small = "lt" if big == "gt" else "gt"
+    shape = _out_shape(node)
+    a, b = I._common(a, b)
+    a, b = I.broadcast(a, shape), I.broadcast(b, shape)
+    if a.et not in FLOATS:       # integers: no gradient, no tie to split
+        return I.select(I.compare(big, a, b), a, b)
+    half = I.binary("add", I.binary("mul", a, 0.5), I.binary("mul", b, 0.5))
+    return I.select(I.compare(big, a, b), a, I.select(I.compare(small, a, b), b, half))
+
+
+def _clamp_to(I, x, lo, hi, strict):
+    """min(max(x, lo), hi). Bounds that are tensors broadcast. The gradient
+    reaches x where lo <= x <= hi (torch.clamp), or lo < x < hi with
+    `strict` (hardtanh, relu6, hardsigmoid)."""
+    if x.et not in FLOATS:
+        for bnd in (lo, hi):
+            if bnd is not None and not isinstance(bnd, V) and float(bnd) != int(bnd):
+                fail(f"clamping an integer tensor ({x.et}) to the non-integer bound {bnd} is not supported")
+    y = x
+    if lo is not None:
+        y = I.select(I.compare("le" if strict else "lt", y, lo), lo, y)
+    if hi is not None:
+        y = I.select(I.compare("ge" if strict else "gt", y, hi), hi, y)
+    return y
+
+
+@handles("aten.clamp.default", "aten.clamp.Tensor", "aten.clip.default", "aten.clip.Tensor")
+def _clamp(I, node, x, min=None, max=None):
+    # (the parameters carry the schema's names: export may pass them by name)
+    lo, hi = min, max
+    if lo is None and hi is None:
+        fail("clamp needs a min or a max")
+    return _clamp_to(I, x, lo, hi, strict=False)
+
+
+@handles("aten.clamp_min.default", "aten.clamp_min.Tensor")
+def _clamp_min(I, node, x, min):
+    return _clamp_to(I, x, min, None, strict=False)
+
+
+@handles("aten.clamp_max.default", "aten.clamp_max.Tensor")
+def _clamp_max(I, node, x, max):
+    return _clamp_to(I, x, None, max, strict=False)
+
+
+@handles("aten.hardtanh.default")
+def _hardtanh(I, node, x, min_val=-1.0, max_val=1.0):
+    return _clamp_to(I, x, min_val, max_val, strict=True)
+
+
+@handles("aten.relu6.default")
+def _relu6(I, node, x):
+    return _clamp_to(I, x, 0.0, 6.0, strict=True)
+
+
+def _hardsigmoid_of(I, x):
+    # relu6(x + 3) / 6; the gradient 1/6 strictly inside (-3, 3), as PyTorch's.
+    return I.binary("mul", _clamp_to(I, I.binary("add", x, 3.0), 0.0, 6.0, strict=True), 1.0 / 6.0)
+
+
+@handles("aten.hardsigmoid.default")
+def _hardsigmoid(I, node, x):
+    return _hardsigmoid_of(I, x)
+
+
+@handles("aten.hardswish.default")
+def _hardswish(I, node, x):
+    return I.binary("mul", x, _hardsigmoid_of(I, x))
+
+
+@handles("aten.leaky_relu.default")
+def _leaky_relu(I, node, x, negative_slope=0.01):
+    return I.select(I.compare("gt", x, 0.0), x, I.binary("mul", x, float(negative_slope)))
+
+
+def _elu_of(I, x, alpha, scale, input_scale):
+    # x > 0 ? scale x : scale alpha expm1(input_scale x). expm1 sees 0 where
+    # x > 0, so a large x cannot make an inf whose zero gradient is NaN.
+    pos = I.compare("gt", x, 0.0)
+    e = I.unary("expm1", I.binary("mul", I.select(pos, 0.0, x), float(input_scale)))
+    neg = I.binary("mul", e, float(alpha) * float(scale))
+    return I.select(pos, I.binary("mul", x, float(scale)) if scale != 1 else x, neg)
+
+
+@handles("aten.elu.default")
+def _elu(I, node, x, alpha=1.0, scale=1.0, input_scale=1.0):
+    return _elu_of(I, x, alpha, scale, input_scale)
+
+
+@handles("aten.selu.default")
+def _selu(I, node, x):
+    return _elu_of(I, x, 1.6732632423543772848170429916717,
+                   1.0507009873554804934193349852946, 1.0)
+
+
+@handles("aten.celu.default")
+def _celu(I, node, x, alpha=1.0):
+    return _elu_of(I, x, alpha, 1.0, 1.0 / float(alpha))
+
+
+def _softplus_of(I, x, beta, threshold):
+    # beta x > threshold ? x : log1p(exp(beta x)) / beta, as PyTorch; exp
+    # sees 0 on the linear branch, as in _elu_of.
+    z = I.binary("mul", x, float(beta)) if beta != 1 else x
+    lin = I.compare("gt", z, float(threshold))
+    soft = I.unary("log1p", I.unary("exp", I.select(lin, 0.0, z)))
+    if beta != 1:
+        soft = I.binary("mul", soft, 1.0 / float(beta))
+    return I.select(lin, x, soft)
+
+
+@handles("aten.softplus.default")
+def _softplus(I, node, x, beta=1.0, threshold=20.0):
+    return _softplus_of(I, x, beta, threshold)
+
+
+@handles("aten.mish.default")
+def _mish(I, node, x):
+    return I.binary("mul", x, I.unary("tanh", _softplus_of(I, x, 1.0, 20.0)))
+
+
+@handles("aten.sign.default")
+def _sign(I, node, x):
+    # The last branch keeps a NaN (x * 0); sign has no gradient anywhere.
+    zero = I.binary("mul", x, 0.0) if x.et in FLOATS else 0
+    return I.select(I.compare("gt", x, 0), 1, I.select(I.compare("lt", x, 0), -1, zero, x.shape))
+
+
+@handles("aten.threshold.default")
+def _threshold(I, node, x, threshold, value):
+    return I.select(I.compare("gt", x, threshold), x, value)
+
+
+@handles("aten.log_sigmoid.default")
+def _log_sigmoid(I, node, x):
+    return I.unary("neg", _softplus_of(I, I.unary("neg", x), 1.0, 20.0))
+
+
 @handles("aten.glu.default")
 def _glu(I, node, x, dim=-1):
     dim = int(dim) % len(x.shape)
@@ -1390,27 +1635,21 @@ def _masked_fill(I, node, x, mask, value):
         if value.const is None or value.const.numel() != 1:
             fail("masked_fill with a computed fill value is not supported")
         value = value.const.item()
-    if not isinstance(mask, V) or mask.const is None:
-        fail("masked_fill with a mask that depends on the inputs is not supported")
+    if not isinstance(mask, V):
+        fail("masked_fill with a non-tensor mask is not supported")
+    if mask.const is None:       # computed from the inputs (x > t, ids == pad)
+        return I.select(mask, value, x, x.shape)
     if x.et in FLOATS and _is_causal_fill(mask.const.bool(), x.shape):
         attrs = "" if value == -math.inf else f" {{fill = {f64(value)}}}"
         return I.unary("causal_mask", x, attrs)
     return _where_mask(I, I.cast(mask, "i1"), x, value)
 
 
-@handles("aten.where.self")
+@handles("aten.where.self", "aten.where.ScalarSelf", "aten.where.ScalarOther", "aten.where.Scalar")
 def _where(I, node, cond, a, b):
-    shape = _out_shape(node)
     if not isinstance(cond, V):
         fail("where with a non-tensor condition is not supported")
-    if not isinstance(a, V):
-        a = I.scalar_like(a, b, ())
-    if not isinstance(b, V):
-        b = I.scalar_like(b, a, ())
-    et = "f32" if "f32" in (a.et, b.et) else a.et
-    a, b = I.broadcast(I.cast(a, et), shape), I.broadcast(I.cast(b, et), shape)
-    c = I.broadcast(I.cast(cond, "i1"), shape)
-    return I.e.op(f"lpc.where {I.mat(c)}, {I.mat(a)}, {I.mat(b)} : {c.type}, {a.type}", shape, et)
+    return I.select(cond, a, b, _out_shape(node))
 
 
 def _sdpa_fused(I, q, k, v, attn_mask, dropout_p, is_causal, factor):

@@ -163,6 +163,32 @@ def Lpc_LogOp : Lpc_UnaryOp<"log", [KeepFP32Precision]> {
     ```
   }];
 }
+def Lpc_Log1pOp : Lpc_UnaryOp<"log1p", [KeepFP32Precision]> {
+  let summary = "elementwise log(1 + x), accurate where x is tiny";
+  let description = [{
+    `log(1 + x)` without rounding `1 + x` first, which loses the low bits
+    of a small `x` (softplus: `log1p(exp(x))`, as PyTorch computes it).
+
+    ```mlir
+    // %x: tensor<4x8xf32>
+    %y = lpc.log1p %x : tensor<4x8xf32>
+    ```
+  }];
+}
+
+def Lpc_Expm1Op : Lpc_UnaryOp<"expm1", [KeepFP32Precision]> {
+  let summary = "elementwise exp(x) - 1, accurate where x is tiny";
+  let description = [{
+    `exp(x) - 1` without the cancellation of the subtraction near 0 (ELU's
+    negative branch, as PyTorch computes it).
+
+    ```mlir
+    // %x: tensor<4x8xf32>
+    %y = lpc.expm1 %x : tensor<4x8xf32>
+    ```
+  }];
+}
+
 def Lpc_SqrtOp : Lpc_UnaryOp<"sqrt", [FollowPrecision]> {
   let summary = "elementwise square root";
   let description = [{
@@ -485,6 +511,51 @@ def Lpc_WhereOp : Lpc_Op<"where", [Pure, FollowPrecision,
   let assemblyFormat = [{
     $cond `,` $on_true `,` $on_false attr-dict `:` type($cond) `,`
     type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Lpc_ComparePredicate : I32EnumAttr<"ComparePredicate",
+    "how lpc.compare relates its operands", [
+    I32EnumAttrCase<"lt", 0>,
+    I32EnumAttrCase<"le", 1>,
+    I32EnumAttrCase<"gt", 2>,
+    I32EnumAttrCase<"ge", 3>,
+    I32EnumAttrCase<"eq", 4>,
+    I32EnumAttrCase<"ne", 5>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::lpc";
+}
+def Lpc_ComparePredicateAttr
+    : EnumAttr<Lpc_Dialect, Lpc_ComparePredicate, "compare_predicate">;
+
+def Lpc_CompareOp : Lpc_Op<"compare", [Pure, FollowPrecision,
+    AllTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "elementwise comparison: a boolean tensor for lpc.where";
+  let description = [{
+    `lhs <predicate> rhs` per element, as PyTorch's `lt`/`le`/`gt`/`ge`/
+    `eq`/`ne`: floats compare as IEEE values (a NaN operand makes every
+    predicate false except `ne`, which it makes true), integers as signed
+    values. With `lpc.where` it expresses the piecewise functions the
+    PyTorch importer meets (clamp, hardtanh, leaky_relu, elu, softplus,
+    maximum/minimum) and masks computed from the inputs.
+
+    The result is a boolean, so it has no gradient: the gradient of a
+    piecewise function flows through the `lpc.where` that selects a piece.
+    Floats compare in the precision the operands follow (a bf16 tensor
+    against a threshold compares in bf16, as PyTorch does).
+
+    ```mlir
+    // %x, %zero, %leak: tensor<4x8xf32>
+    %pos = lpc.compare gt, %x, %zero : tensor<4x8xf32> -> tensor<4x8xi1>
+    %y = lpc.where %pos, %x, %leak : tensor<4x8xi1>, tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Lpc_ComparePredicateAttr:$predicate,
+                   Lpc_NumTensor:$lhs, Lpc_NumTensor:$rhs);
+  let results = (outs Lpc_BoolTensor:$result);
+  let assemblyFormat = [{
+    $predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)
   }];
   let hasVerifier = 1;
 }

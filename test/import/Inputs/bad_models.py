@@ -90,3 +90,16 @@ class StridedWrite(nn.Module):
 
 def strided_write():
     return StridedWrite(), (torch.randn(2, 8),)
+
+
+class IntClamp(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x, ids):
+        return (self.fc(x) * ids.clamp(max=2.5)).sum()  # an integer tensor, a fractional bound
+
+
+def int_clamp():
+    return IntClamp(), (torch.randn(2, 8), torch.randint(0, 5, (2, 8)))
