@@ -14,6 +14,13 @@
 #                                GPU resumes from it and must match 11-20
 #   gpt-block-{bf16,fp8}.json    one GPT block large enough for an H200
 #                                (d_model 4096, 32 heads, seq 2048, batch 4)
+#   llama-bf16.json, llama.safetensors, ascii.txt, ref-llama-bf16.jsonl
+#                                a tiny Hugging Face LLaMA imported with
+#                                lpc-import (rotary tables: constant tensors
+#                                the kernels read from their PTX module), its
+#                                weights, ASCII text and the CPU's first 20
+#                                losses (only where the importer's venv,
+#                                .venv-torch, exists)
 #   fashion-mnist/               Debian's Fashion-MNIST files
 # Usage: scripts/gpu-artifacts.sh [DIR] [--gpu-arch=sm_90]   (after a build)
 set -euo pipefail
@@ -43,6 +50,18 @@ for p in bf16 fp8; do
     --data=text:"$ROOT/README.md" --steps=30 --emit-artifact="$DIR/gpt-block-$p.json" 2>&1 |
     grep -v '^$' || true
 done
+TORCH_PY=${LPC_TORCH_VENV:-$ROOT/.venv-torch}/bin/python
+if [ -x "$TORCH_PY" ]; then
+  # Bytes 0-127 only: the tiny LLaMA's vocabulary has 128 tokens.
+  LC_ALL=C tr -cd '\11\12\15\40-\176' <"$ROOT/README.md" >"$DIR/ascii.txt"
+  "$TORCH_PY" "$ROOT/tools/lpc-import/lpc_import.py" "$ROOT/test/import/Inputs/hf_llama.py:make" \
+    -o "$DIR/llama.mlir" --weights "$DIR/llama.safetensors" >/dev/null
+  "$BIN/lpc-run" "$DIR/llama.mlir" --device=cuda "$ARCH" --mixed-precision=bf16 \
+    --data=text:"$DIR/ascii.txt" --init="$DIR/llama.safetensors" --emit-artifact="$DIR/llama-bf16.json"
+  "$BIN/lpc-run" "$DIR/llama.mlir" --mixed-precision=bf16 --data=text:"$DIR/ascii.txt" \
+    --init="$DIR/llama.safetensors" --steps=20 --log="$DIR/ref-llama-bf16.jsonl" >/dev/null 2>&1
+  rm -f "$DIR/llama.mlir"
+fi
 mkdir -p "$DIR/fashion-mnist"
 cp "$FMNIST"/*-ubyte.gz "$DIR/fashion-mnist/"
 du -sh "$DIR"

@@ -227,7 +227,7 @@ tol = 2e-3 if p == "no" else 3e-2  # summation order; bf16/fp16/fp8 rounding
 ok = sorted(b) == steps and all(s in a for s in steps)
 worst = max(abs(a[s] - b[s]) / max(abs(a[s]), 1e-6) for s in steps) if ok else float("inf")
 ok = ok and worst <= tol
-print(f"  mlp {p}: {what}, largest relative difference to the CPU "
+print(f"  {what}, largest relative difference to the CPU "
       f"{worst:.2e} (tolerance {tol:g}): {'ok' if ok else 'FAIL'}")
 sys.exit(0 if ok else 1)
 PY
@@ -240,7 +240,7 @@ if [ -d "$ART" ]; then
       "$RUN" "$ART/mlp-$p.json" --device=cuda --data=synthetic --steps=20 \
       --eval-batches=1 --log="$RESULTS/gpu-mlp-$p.jsonl" || { STATUS=1; continue; }
     same_losses "$ART/ref-mlp-$p.jsonl" "$RESULTS/gpu-mlp-$p.jsonl" $p 1 20 \
-      "20 losses" || STATUS=1
+      "mlp $p: 20 losses" || STATUS=1
   done
   # A checkpoint the CPU wrote after step 10 resumes on the GPU: steps 11-20
   # against the CPU's. The GPU's own checkpoint after step 20 goes to the
@@ -253,8 +253,19 @@ if [ -d "$ART" ]; then
       --checkpoint-dir="$RESULTS/gpu-ckpt-mlp-$p" --checkpoint-every=20 \
       --log="$RESULTS/gpu-mlp-$p-resumed.jsonl" || { STATUS=1; continue; }
     same_losses "$ART/ref-mlp-$p.jsonl" "$RESULTS/gpu-mlp-$p-resumed.jsonl" $p 11 20 \
-      "resumed from the CPU at step 10, steps 11-20" || STATUS=1
+      "mlp $p: resumed from the CPU at step 10, steps 11-20" || STATUS=1
   done
+  # An imported PyTorch model (a tiny Hugging Face LLaMA: its rotary tables
+  # are constant tensors in the PTX module) from its own weights, 20 steps
+  # against the CPU's.
+  if [ -f "$ART/llama-bf16.json" ]; then
+    gpu_step "imported llama bf16: 20 steps vs the CPU" 40 "$RESULTS/llama-bf16.log" \
+      "$RUN" "$ART/llama-bf16.json" --device=cuda --data=text:"$ART/ascii.txt" \
+      --init="$ART/llama.safetensors" --steps=20 --eval-batches=1 \
+      --log="$RESULTS/gpu-llama-bf16.jsonl" &&
+      same_losses "$ART/ref-llama-bf16.jsonl" "$RESULTS/gpu-llama-bf16.jsonl" bf16 1 20 \
+        "imported llama bf16: 20 losses" || STATUS=1
+  fi
   # One Fashion-MNIST epoch per precision: accuracy and step time.
   for p in no bf16 fp16 fp8; do
     [ -f "$ART/mlp-$p.json" ] || continue

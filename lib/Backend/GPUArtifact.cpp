@@ -141,6 +141,12 @@ llvm::Expected<json::Object> FunctionWriter::view(Value v, Operation *user) {
                 : MemRefType();
     if (reshape && (!reshapeSource || !reshapeSource.getLayout().isIdentity()))
       return fail(user, "an operand is a memref.reshape of a strided view");
+    // Kernels read constant tables from their PTX module
+    // (lpc-sink-constant-globals); a GEMM or a copy has no view of them.
+    if (isa<memref::GetGlobalOp>(def))
+      return fail(user, "an operand is a constant tensor (not a splat), which "
+                        "only kernels can read on the GPU: compute it from a "
+                        "splat or an input instead");
     if (!isa<memref::CastOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
              memref::SubViewOp, memref::ReinterpretCastOp, memref::ReshapeOp>(
             def))

@@ -105,6 +105,8 @@ mlir::lpc::gpuCodegenPipeline(StringRef chip, StringRef libdevice) {
       // Constants become immediates in the kernels instead of parameters
       // (and lpc-fp8-to-nvvm sees the saturating clamps).
       "gpu-launch-sink-index-computations,"
+      // Constant tables the kernels read go into the PTX module.
+      "lpc-sink-constant-globals,"
       "gpu-kernel-outlining,"
       // One gpu.module (one NVPTX compile, one PTX to load) for them all.
       "lpc-merge-gpu-modules,"

@@ -5,13 +5,17 @@
 // gives the runtime hundreds of PTX modules to JIT-load; one module holding
 // every kernel costs one of each. Only modules that hold exactly one
 // gpu.func (what outlining makes) are merged, so nothing can clash but the
-// kernels' names, which become their old modules' (unique) names.
+// kernels' names, which become their old modules' (unique) names, and the
+// constant memref.globals outlining copied in beside a kernel (from
+// lpc-sink-constant-globals): copies of one host global under its name,
+// so one of each is kept.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lpc/Conversion/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -26,10 +30,13 @@ using namespace mlir;
 
 namespace {
 
-/// The one gpu.func of `m`, or null if `m` holds anything else.
+/// The one gpu.func of `m`, or null if `m` holds anything else than it and
+/// constant globals.
 gpu::GPUFuncOp soleKernel(gpu::GPUModuleOp m) {
   gpu::GPUFuncOp kernel;
   for (Operation &op : m.getBody()->without_terminator()) {
+    if (auto g = dyn_cast<memref::GlobalOp>(op); g && g.getConstant())
+      continue;
     auto f = dyn_cast<gpu::GPUFuncOp>(op);
     if (!f || kernel || !f.isKernel())
       return {};
@@ -60,6 +67,12 @@ struct LpcMergeGPUModulesPass
       gpu::GPUFuncOp kernel = soleKernel(m);
       StringAttr oldName = kernel.getNameAttr();
       Block *body = merged.getBody(); // (gpu.module has no terminator)
+      for (auto g : llvm::make_early_inc_range(m.getOps<memref::GlobalOp>())) {
+        if (SymbolTable::lookupSymbolIn(merged, g.getSymNameAttr()))
+          g->erase();
+        else
+          g->moveBefore(body, body->begin());
+      }
       kernel->moveBefore(body, body->end());
       kernel.setName(m.getName());
       renamed[{m.getNameAttr(), oldName}] = kernel.getNameAttr();

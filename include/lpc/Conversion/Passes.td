@@ -515,13 +515,39 @@ def LpcParallelDimsOuter : Pass<"lpc-parallel-dims-outer"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LpcSinkConstantGlobals
+    : Pass<"lpc-sink-constant-globals", "::mlir::ModuleOp"> {
+  let summary = "Moves the constant tensors a GPU kernel reads into the "
+                "kernel (PTX globals) instead of passing host memory";
+  let description = [{
+    A constant that is not a splat (a rotary cos/sin table, a constant index
+    tensor or mask that lpc-import computed) bufferizes to a
+    `memref.global` read through `memref.get_global` in the host function,
+    which is host memory: a kernel cannot read it, and the CUDA artifact
+    has no view of it. Runs in lpc-gpu-codegen after the parallel loops
+    became gpu.launch ops and before gpu-kernel-outlining: each
+    `memref.get_global` of a constant global that a launch uses, with the
+    chain of views made of it (subview, expand/collapse_shape, cast,
+    reinterpret_cast with constant operands), is cloned into the launch
+    body. Outlining then copies the global into the kernel's gpu.module and
+    the NVPTX back end emits it as an initialized `.global` array of the
+    PTX module. The host copies are left dead (canonicalize removes them).
+    Host uses that remain (a GEMM operand) are left alone and the artifact
+    writer reports them.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def LpcMergeGPUModules : Pass<"lpc-merge-gpu-modules", "::mlir::ModuleOp"> {
   let summary = "Moves the kernels of the one-kernel gpu.modules that "
                 "gpu-kernel-outlining makes into one gpu.module";
   let description = [{
     Runs in lpc-gpu-codegen right after gpu-kernel-outlining, which gives
     every kernel its own gpu.module (a train step has hundreds). Each
-    module holding nothing but one gpu.func moves into one gpu.module
+    module holding nothing but one gpu.func (and the constant
+    `memref.global`s it reads, which lpc-sink-constant-globals put there:
+    copies of one host global under its name, kept once) moves into one gpu.module
     `@<first module>_kernels`; the kernel takes its old module's name (unique
     in the parent) and every gpu.launch_func is redirected. One module then
     goes through LLVM's NVPTX back end once instead of once per kernel, and
