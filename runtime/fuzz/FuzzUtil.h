@@ -9,6 +9,8 @@
 #ifndef LPC_RUNTIME_FUZZ_FUZZUTIL_H
 #define LPC_RUNTIME_FUZZ_FUZZUTIL_H
 
+#include "lpc/Support/FuzzCheck.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -17,17 +19,6 @@
 
 namespace lpc {
 namespace fuzz {
-
-/// A property that must hold for every input: report and abort (libFuzzer
-/// saves the input as a crash).
-#define LPC_FUZZ_CHECK(cond)                                                   \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::fprintf(stderr, "%s:%d: property failed: %s\n", __FILE__, __LINE__, \
-                   #cond);                                                     \
-      std::abort();                                                            \
-    }                                                                          \
-  } while (0)
 
 /// The readers of files take paths: the input goes to one file per process
 /// (in $TMPDIR), rewritten for each input.

@@ -27,6 +27,7 @@
 #include "lpc/Dialect/LpcDialect.h"
 #include "lpc/Passes/Passes.h"
 #include "lpc/Pipelines/Pipelines.h"
+#include "lpc/Support/FuzzCheck.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -66,16 +67,6 @@ extern "C" const char *__asan_default_options() {
   return "allow_user_poisoning=0";
 }
 
-#define LPC_FUZZ_CHECK(cond, ...)                                              \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::fprintf(stderr, "%s:%d: property failed: %s\n", __FILE__, __LINE__, \
-                   #cond);                                                     \
-      std::fprintf(stderr, "  " __VA_ARGS__);                                  \
-      std::fprintf(stderr, "\n");                                              \
-      std::abort();                                                            \
-    }                                                                          \
-  } while (0)
 
 namespace {
 
