@@ -447,27 +447,19 @@ class Importer:
             f"{v.type} -> {tensor_type(shape, v.et)}", shape, v.et)
 
     def binary(self, opname, a, b, out_shape=None):
-        if not isinstance(a, V):
-            a = self.scalar_like(a, b, ())
-        if not isinstance(b, V):
-            b = self.scalar_like(b, a, ())
-        et = a.et if a.et in FLOATS else b.et
-        if a.et != b.et:
-            # PyTorch promotes to the wider float; lpc computes in one type.
-            et = "f32" if "f32" in (a.et, b.et) else et
-            a, b = self.cast(a, et), self.cast(b, et)
+        a, b = self._common(a, b)
         shape = tuple(np.broadcast_shapes(a.shape, b.shape)) if out_shape is None else tuple(out_shape)
         a, b = self.broadcast(a, shape), self.broadcast(b, shape)
-        t = tensor_type(shape, et)
-        return self.e.op(f"lpc.{opname} {self.mat(a)}, {self.mat(b)} : {t}", shape, et)
+        return self.e.op(f"lpc.{opname} {self.mat(a)}, {self.mat(b)} : {a.type}", shape, a.et)
 
     def unary(self, opname, x, attrs=""):
         return self.e.op(f"lpc.{opname} {self.mat(x)}{attrs} : {x.type}", x.shape, x.et)
 
     def _common(self, a, b):
         """a and b (tensors or python numbers) in one element type, PyTorch's
-        promotion where lpc has the types: the wider float, an integer or
-        bool tensor against a python number in its own type."""
+        promotion where lpc has the types (lpc computes in one type): the
+        wider float, an integer or bool tensor against a python number in its
+        own type."""
         if not isinstance(a, V) and not isinstance(b, V):
             like = V((), "i1" if isinstance(a, bool) and isinstance(b, bool) else "f32")
             a = self.scalar_like(a, like, ())
@@ -476,12 +468,9 @@ class Importer:
         if not isinstance(b, V):
             b = self.scalar_like(b, a, ())
         if a.et != b.et:
-            if a.et in FLOATS and b.et in FLOATS:
-                et = "f32" if "f32" in (a.et, b.et) else a.et
-            elif a.et in FLOATS or b.et in FLOATS:
-                et = a.et if a.et in FLOATS else b.et
-            else:
-                fail(f"mixing computed {a.et} and {b.et} tensors is not supported")
+            et = a.et if a.et in FLOATS else b.et
+            if "f32" in (a.et, b.et):
+                et = "f32"
             a, b = self.cast(a, et), self.cast(b, et)
         return a, b
 
@@ -1364,9 +1353,8 @@ def _logical_or(I, node, a, b):
 @handles("aten.logical_xor.default")
 def _logical_xor(I, node, a, b):
     a, b = _truth(I, a), _truth(I, b)
-    shape = _out_shape(node)
-    b = I.broadcast(b if isinstance(b, V) else I.scalar_like(bool(b), V((), "i1"), ()), shape)
-    return I.select(a, I.select(b, False, True, shape), b, shape)
+    not_b = I.select(b, False, True) if isinstance(b, V) else not b
+    return I.select(a, not_b, b, _out_shape(node))
 
 
 def _bitwise(logical):
@@ -1609,14 +1597,6 @@ def _dropout(I, node, x, p, train):
     return I.unary("dropout", x, f" {{rate = {f64(p)}, seed = {I.dropout_seed} : i64}}")
 
 
-def _where_mask(I, cond, x, fill):
-    """x with `fill` where the constant boolean `cond` holds."""
-    cond = I.broadcast(cond, x.shape)
-    f = I.scalar_like(fill, x)
-    return I.e.op(f"lpc.where {I.mat(cond)}, {I.mat(f)}, {I.mat(x)} : "
-                  f"{tensor_type(x.shape, 'i1')}, {x.type}", x.shape, x.et)
-
-
 def _is_causal_fill(cond, shape):
     """True when the constant mask `cond` (True = masked) broadcast to
     `shape` is exactly 'key after query' (lpc.causal_mask, Q == K)."""
@@ -1637,12 +1617,11 @@ def _masked_fill(I, node, x, mask, value):
         value = value.const.item()
     if not isinstance(mask, V):
         fail("masked_fill with a non-tensor mask is not supported")
-    if mask.const is None:       # computed from the inputs (x > t, ids == pad)
-        return I.select(mask, value, x, x.shape)
-    if x.et in FLOATS and _is_causal_fill(mask.const.bool(), x.shape):
+    if mask.const is not None and x.et in FLOATS and _is_causal_fill(mask.const.bool(), x.shape):
         attrs = "" if value == -math.inf else f" {{fill = {f64(value)}}}"
         return I.unary("causal_mask", x, attrs)
-    return _where_mask(I, I.cast(mask, "i1"), x, value)
+    # A constant mask, or one computed from the inputs (x > t, ids == pad).
+    return I.select(mask, value, x, x.shape)
 
 
 @handles("aten.where.self", "aten.where.ScalarSelf", "aten.where.ScalarOther", "aten.where.Scalar")
@@ -1737,7 +1716,7 @@ def _sdpa(I, node, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scal
             s = I.unary("causal_mask", s)
         else:
             # PyTorch aligns the causal mask to the top left.
-            s = _where_mask(I, I.const(torch.ones(L, S, dtype=torch.bool).tril().logical_not()), s, -math.inf)
+            s = I.select(I.const(torch.ones(L, S, dtype=torch.bool).tril().logical_not()), -math.inf, s, s.shape)
     if attn_mask is not None:
         if attn_mask.const is None:
             fail("an attention mask that depends on the inputs is not supported")
@@ -1747,7 +1726,7 @@ def _sdpa(I, node, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scal
             if _is_causal_fill(masked, s.shape):
                 s = I.unary("causal_mask", s)
             else:
-                s = _where_mask(I, I.const(masked), s, -math.inf)
+                s = I.select(I.const(masked), -math.inf, s, s.shape)
         else:
             s = I.binary("add", s, I.cast(attn_mask, s.et))
     p = I.softmax(s, -1)
