@@ -10,8 +10,10 @@
 #      self-test, then the GEMM self-test, then the attention self-test
 #      (cuDNN's fused attention, forward and backward, small shapes and the
 #      d4096 GPT block's B 4 H 32 S 2048 D 128 causal bf16, against a double
-#      reference, in a CUDA graph, timed) (lpc-cuda-check), first: a broken
-#      driver, cuBLASLt or cuDNN shows before anything else spends the time,
+#      reference, in a CUDA graph, timed), then the NCCL self-test (the
+#      collective steps of a data-parallel artifact through libnccl, one
+#      rank) (lpc-cuda-check), first: a broken driver, cuBLASLt, cuDNN or
+#      NCCL shows before anything else spends the time,
 #   3. runs its ctest suite (the GPU tests run instead of skipping),
 #   4. times cuBLASLt GEMMs for a few large shapes in bf16, fp8 (and f16,
 #      tf32) and prints TFLOP/s.
@@ -23,7 +25,8 @@
 #   launch that caused it), LPC_CUDA_GRAPHS=0 (no CUDA graphs) and
 #   LPC_CUDA_SYNC_OPS=1 (the runtime waits after every op of a step and names
 #   the op that failed), CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGDEST_DBG=stderr (cuDNN
-#   logs its errors and warnings). Its log is the stage's with "-diag" added.
+#   logs its errors and warnings), NCCL_DEBUG=WARN (NCCL says why). Its log
+#   is the stage's with "-diag" added.
 #
 #   5. with the artifacts of scripts/gpu-artifacts.sh (compiled on a machine
 #      with LLVM/MLIR and carried here, default build-gpuart): validates
@@ -92,7 +95,7 @@ step() {
 
 # The diagnostic settings of a rerun (see the top).
 DIAG_ENV=(CUBLASLT_LOG_LEVEL=2 CUDA_LAUNCH_BLOCKING=1 LPC_CUDA_GRAPHS=0 LPC_CUDA_SYNC_OPS=1
-  CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGDEST_DBG=stderr)
+  CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGDEST_DBG=stderr NCCL_DEBUG=WARN)
 # gpu_step NAME LIMIT_SECONDS LOG COMMAND...: step, and when it fails (not
 # when it times out) the same command once more with DIAG_ENV, its output
 # in LOG with "-diag" before the extension. Returns the first run's code.
@@ -182,6 +185,12 @@ if [ $NO_GPU -eq 0 ]; then
     "$CHECK" --attention-selftest || STATUS=1
   grep -E "^  (ok|FAIL|timing|cuDNN)|^cuDNN|all checks|SOME CHECKS" \
     "$RESULTS/selftest-attention.log" | tee -a "$SUMMARY"
+  # NCCL (one rank, one GPU): the collective steps of a data-parallel
+  # artifact, direct and in a CUDA graph, against a host reference.
+  gpu_step "lpc-cuda-check --nccl-selftest" 60 "$RESULTS/selftest-nccl.log" \
+    "$CHECK" --nccl-selftest || STATUS=1
+  grep -E "^  (ok|FAIL)|^NCCL|all checks|SOME CHECKS" "$RESULTS/selftest-nccl.log" |
+    tee -a "$SUMMARY"
 fi
 
 if [ "$PREBUILT" != 1 ]; then

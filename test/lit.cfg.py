@@ -58,6 +58,11 @@ if getattr(config, "have_cuda_runtime", False):
     config.substitutions.append(
         ("%fake_cuda", os.path.join(config.lpc_obj_root, "runtime", "cuda",
                                     "liblpc-fake-cuda.so")))
+    # The stand-in libnccl (runtime/cuda/tests/FakeNccl.cpp): collectives
+    # over MPI on the fake driver's memory.
+    config.substitutions.append(
+        ("%fake_nccl", os.path.join(config.lpc_obj_root, "runtime", "cuda",
+                                    "liblpc-fake-nccl.so")))
 
 if config.have_ptxas:
     config.available_features.add("ptxas")

@@ -12,6 +12,10 @@
 //   func.call @lpc_rt_attention_{fwd,bwd}_{bf16,f16} (lpc.attention's
 //     bufferization, dialects/AttentionBufferization.cpp)
 //                           -> attention, attention_backward (cuDNN)
+//   func.call @lpc_rt_{all_reduce,reduce_scatter,all_gather,shard}_f32
+//     (dialects/CollectiveBufferization.cpp; f32 on the wire)
+//                           -> all_reduce, reduce_scatter, all_gather, shard
+//                              (NCCL, runtime/cuda/Nccl.cpp)
 //   memref.copy             -> copy
 // Anything else with side effects is an error naming the op: the runtime
 // must never meet an op it does not know.
@@ -96,6 +100,7 @@ private:
   llvm::Expected<json::Object> launch(gpu::LaunchFuncOp op);
   llvm::Expected<json::Object> gemm(func::CallOp op);
   llvm::Expected<json::Object> attention(func::CallOp op);
+  llvm::Expected<json::Object> collective(func::CallOp op);
   llvm::Expected<unsigned> moduleIndex(StringRef name, Operation *user);
   int64_t planArena();
 
@@ -399,6 +404,64 @@ llvm::Expected<json::Object> FunctionWriter::attention(func::CallOp op) {
   return o;
 }
 
+llvm::Expected<json::Object> FunctionWriter::collective(func::CallOp op) {
+  StringRef callee = op.getCallee();
+  if (callee == "lpc_rt_all_reduce_any_nonfinite_f32")
+    // (No pass builds it: the loss scaler reduces a float flag with max.)
+    return fail(op, "lpc.all_reduce any_nonfinite has no GPU step (reduce "
+                    "an f32 flag made with lpc.all_finite and lpc.where "
+                    "with max instead)");
+  // Operands (CollectiveBufferization.cpp): in, out, then the i64 constants
+  // kind (all_reduce, reduce_scatter), wire (not shard's), ranks (not
+  // all_reduce's).
+  StringRef kind = callee;
+  if (!kind.consume_front("lpc_rt_") || !kind.consume_back("_f32") ||
+      !llvm::is_contained({"all_reduce", "reduce_scatter", "all_gather", "shard"},
+                          kind))
+    return fail(op, "a call to @" + callee +
+                        ": the artifact has no step for it");
+  bool reduces = kind == "all_reduce" || kind == "reduce_scatter";
+  bool hasWire = kind != "shard", hasRanks = kind != "all_reduce";
+  unsigned want = 2 + reduces + hasWire + hasRanks;
+  if (op.getNumOperands() != want)
+    return fail(op, "a call to @" + callee + " with " +
+                        Twine(op.getNumOperands()) + " operands, not " +
+                        Twine(want));
+  SmallVector<int64_t, 3> ints;
+  for (unsigned i = 2; i < want; ++i) {
+    std::optional<int64_t> c = getConstantIntValue(op.getOperand(i));
+    if (!c)
+      return fail(op, "a collective's kind, wire format and rank count must "
+                      "be constants");
+    ints.push_back(*c);
+  }
+  json::Object o{{"op", kind}, {"dtype", "F32"}};
+  unsigned next = 0;
+  if (reduces) {
+    int64_t k = ints[next++];
+    static const char *const kinds[] = {"sum", "mean", "max"};
+    if (k < 0 || k > 2)
+      return fail(op, "reduction kind " + Twine(k) + " is not sum, mean or max");
+    o["reduce"] = kinds[k];
+  }
+  if (hasWire && ints[next++] != 0)
+    // The narrow formats' semantics (a shared FP8 scale, f32 sums in rank
+    // order, Comm.h) have no NCCL steps yet.
+    return fail(op, "a collective with a narrow comm_precision: the GPU's "
+                    "collectives move f32 so far (--comm-precision=fp32)");
+  if (hasRanks)
+    o["ranks"] = ints[next++];
+  auto in = view(op.getOperand(0), op);
+  if (!in)
+    return in.takeError();
+  auto out = view(op.getOperand(1), op);
+  if (!out)
+    return out.takeError();
+  o["in"] = std::move(*in);
+  o["out"] = std::move(*out);
+  return o;
+}
+
 /// Offsets in one arena: largest buffers first, each at the lowest aligned
 /// offset free of every placed buffer whose live range meets its own. Ops
 /// run in order on one stream, so a buffer may reuse bytes freed earlier.
@@ -466,9 +529,10 @@ llvm::Expected<json::Object> FunctionWriter::write(json::Array args,
         return o.takeError();
       ops.push_back(std::move(*o));
     } else if (auto call = dyn_cast<func::CallOp>(op)) {
-      auto o = call.getCallee().starts_with("lpc_rt_attention_")
-                   ? attention(call)
-                   : gemm(call);
+      StringRef callee = call.getCallee();
+      auto o = callee.starts_with("lpc_rt_attention_") ? attention(call)
+               : callee.starts_with("lpc_rt_gemm_")    ? gemm(call)
+                                                       : collective(call);
       if (!o)
         return o.takeError();
       ops.push_back(std::move(*o));

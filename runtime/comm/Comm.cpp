@@ -218,6 +218,18 @@ uint64_t commBroadcastFromRoot(uint64_t value) {
   return value;
 }
 
+void commBroadcastBytes(void *data, size_t bytes) {
+#ifdef LPC_HAVE_MPI
+  if (worldSize > 1 && bytes) {
+    CollectiveScope watched;
+    MPI_Bcast(data, int(bytes), MPI_BYTE, 0, MPI_COMM_WORLD);
+  }
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
 void commAllGatherBytes(const void *mine, size_t bytes, void *all) {
 #ifdef LPC_HAVE_MPI
   if (worldSize > 1) {

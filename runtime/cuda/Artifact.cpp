@@ -125,9 +125,25 @@ AttentionDesc AttentionOp::desc() const {
   return d;
 }
 
+CollectiveDesc CollectiveOp::desc() const {
+  CollectiveDesc d;
+  d.kind = kind;
+  d.reduce = reduce;
+  d.dtype = dtype;
+  d.ranks = ranks;
+  d.count = kind == CollectiveKind::AllGather ? in.numElements() : out.numElements();
+  return d;
+}
+
 std::string opLabel(const ArtifactOp &op) {
   if (const LaunchOp *l = std::get_if<LaunchOp>(&op))
     return "launch " + l->kernel;
+  if (const CollectiveOp *c = std::get_if<CollectiveOp>(&op)) {
+    bool reduces = c->kind == CollectiveKind::AllReduce ||
+                   c->kind == CollectiveKind::ReduceScatter;
+    return std::string(collectiveKindName(c->kind)) +
+           (reduces ? std::string(" ") + collectiveReduceName(c->reduce) : "");
+  }
   if (const AttentionOp *a = std::get_if<AttentionOp>(&op))
     return a->backward ? "attention_backward" : "attention";
   return std::holds_alternative<GemmOp>(op) ? "gemm" : "copy";
@@ -619,8 +635,43 @@ public:
       out = std::move(a);
       return Error::success();
     }
+    for (CollectiveKind k : {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter,
+                             CollectiveKind::AllGather, CollectiveKind::Shard}) {
+      if (kind != collectiveKindName(k))
+        continue;
+      CollectiveOp c;
+      c.kind = k;
+      std::string here = where + " (" + kind + ")";
+      if (k == CollectiveKind::AllReduce || k == CollectiveKind::ReduceScatter) {
+        std::string reduce;
+        if (Error e = string(v, "reduce", here, reduce))
+          return e;
+        bool known = false;
+        for (CollectiveReduce r :
+             {CollectiveReduce::Sum, CollectiveReduce::Mean, CollectiveReduce::Max})
+          if (reduce == collectiveReduceName(r))
+            c.reduce = r, known = true;
+        if (!known)
+          return fail(here, "reduce '" + reduce + "' is not sum, mean or max");
+      }
+      if (Error e = dtype(v, "dtype", here, c.dtype))
+        return e;
+      uint64_t ranks = 0;
+      if (Error e = uint(v, "ranks", here, ranks, /*optional=*/k == CollectiveKind::AllReduce))
+        return e;
+      if (ranks > 65536)
+        return fail(here, "ranks " + std::to_string(ranks) + " is above 65536");
+      c.ranks = int64_t(ranks);
+      if (Error e = viewMember(v, "in", here, c.in))
+        return e;
+      if (Error e = viewMember(v, "out", here, c.out))
+        return e;
+      out = std::move(c);
+      return Error::success();
+    }
     return fail(where, "unknown op '" + kind +
-                           "' (launch, gemm, copy, attention or attention_backward)");
+                           "' (launch, gemm, copy, attention, attention_backward, "
+                           "all_reduce, reduce_scatter, all_gather or shard)");
   }
 
   Error function(const JsonValue &v, const std::string &where, ArtifactFunction &f) const {
@@ -955,6 +1006,40 @@ public:
     return Error::success();
   }
 
+  /// The collectives (CudaNccl.h): contiguous views of the dtype whose
+  /// element counts fit the kind and the rank count.
+  Error collective(const CollectiveOp &c, const std::string &where) const {
+    for (auto [name, v] : {std::pair<const char *, const View *>{"in", &c.in}, {"out", &c.out}}) {
+      std::string here = where + ": " + name;
+      if (Error e = view(*v, here))
+        return e;
+      if (!v->isContiguous())
+        return fail(here, "collective views must be contiguous row-major (sizes " +
+                              shapeString(v->sizes) + ", strides " +
+                              shapeString(v->strides) + ")");
+      if (v->elemBytes != dtypeSize(c.dtype))
+        return fail(here, "elem_bytes " + std::to_string(v->elemBytes) + " but the dtype is " +
+                              dtypeName(c.dtype));
+    }
+    if (c.kind != CollectiveKind::Shard && c.dtype != DType::F32 && c.dtype != DType::BF16 &&
+        c.dtype != DType::F16 && c.dtype != DType::F8_E4M3 && c.dtype != DType::F8_E5M2)
+      return fail(where, std::string("dtype ") + dtypeName(c.dtype) +
+                             " (collectives move F32, BF16, F16 or FP8)");
+    if (c.kind != CollectiveKind::AllReduce && c.ranks < 1)
+      return fail(where, "ranks must be at least 1");
+    int64_t in = c.in.numElements(), out = c.out.numElements();
+    // in = out, or one side holds `ranks` blocks of the other.
+    int64_t blocks = c.kind == CollectiveKind::AllReduce ? 1 : c.ranks;
+    bool gathers = c.kind == CollectiveKind::AllGather;
+    int64_t small = gathers ? in : out, large = gathers ? out : in;
+    if (large % blocks != 0 || large / blocks != small)
+      return fail(where, std::string(gathers ? "out" : "in") + " has " + std::to_string(large) +
+                             " elements; " + (gathers ? "in" : "out") + " has " +
+                             std::to_string(small) + " and there are " + std::to_string(blocks) +
+                             " block" + (blocks == 1 ? "" : "s"));
+    return Error::success();
+  }
+
   /// The attention ops (CudaAttention.h): what the runtime and cuDNN rely
   /// on, each rule naming the key it is about.
   Error attention(const AttentionOp &a, const std::string &where) const {
@@ -1120,6 +1205,8 @@ public:
         e = gemm(*g, where);
       else if (const AttentionOp *a = std::get_if<AttentionOp>(&op))
         e = attention(*a, where);
+      else if (const CollectiveOp *c = std::get_if<CollectiveOp>(&op))
+        e = collective(*c, where);
       else
         e = copy(*std::get_if<CopyOp>(&op), where);
       if (e)

@@ -2,6 +2,7 @@
 
 #include "lpc/Runtime/CudaTrain.h"
 
+#include "lpc/Runtime/Comm.h"
 #include "lpc/Runtime/File.h"
 
 #include <algorithm>
@@ -35,6 +36,9 @@ struct Session {
   std::unique_ptr<Device> device;
   std::unique_ptr<GemmEngine> gemm;
   std::unique_ptr<AttentionEngine> attention;
+  /// The data-parallel group (several ranks only; destroyed before the
+  /// device, members go in reverse order).
+  std::unique_ptr<NcclComm> nccl;
   Artifact artifact;
   /// The train step that keeps the state on the device, once it has it
   /// there: evaluation reads that state in place.
@@ -346,11 +350,28 @@ Expected<CudaSteps> openCudaSteps(Artifact artifact,
     return e;
   auto session = std::make_shared<Session>();
   session->artifact = std::move(artifact);
+  const int ranks = commSize(), rank = commRank();
   if (!device) {
     Expected<const Driver *> driver = Driver::get();
     if (!driver)
       return driver.error();
-    Expected<std::unique_ptr<Device>> opened = Device::open(**driver, 0);
+    // One process per GPU: the ranks on one machine take its devices in
+    // turn (the launcher's local rank, else the global one).
+    int ordinal = 0;
+    if (ranks > 1) {
+      Expected<int> count = deviceCount(**driver);
+      if (!count)
+        return count.error();
+      int local = rank;
+      for (const char *var : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                              "SLURM_LOCALID"})
+        if (const char *v = std::getenv(var); v && *v) {
+          local = std::atoi(v);
+          break;
+        }
+      ordinal = *count > 0 ? local % *count : 0;
+    }
+    Expected<std::unique_ptr<Device>> opened = Device::open(**driver, ordinal);
     if (!opened)
       return opened.error();
     device = opened.take();
@@ -397,8 +418,28 @@ Expected<CudaSteps> openCudaSteps(Artifact artifact,
       if (Error e = session->attention->prepare(d))
         return e.withContext(session->artifact.source);
   }
+  // A step built for another rank count stops here, before anything runs.
+  for (const ArtifactFunction &f : session->artifact.functions)
+    for (size_t i = 0; i < f.ops.size(); ++i)
+      if (const CollectiveOp *c = std::get_if<CollectiveOp>(&f.ops[i])) {
+        std::string wrong = checkCollectiveRanks(c->desc(), ranks);
+        if (!wrong.empty())
+          return Error::make(session->artifact.source + ": function '" + f.name + "', op " +
+                             std::to_string(i) + " (" + opLabel(f.ops[i]) + "): " + wrong);
+      }
+  // NCCL when several ranks run the step (one rank: its collectives are
+  // copies, as on the CPU).
+  if (ranks > 1) {
+    Expected<std::unique_ptr<NcclComm>> comm =
+        NcclComm::create(*session->device, rank, ranks);
+    if (!comm)
+      return comm.error().withContext("rank " + std::to_string(rank));
+    session->nccl = comm.take();
+  }
   AttentionEngine *attention = session->attention.get();
   GemmEngine *engine = session->gemm.get();
+  Device *dev = session->device.get();
+  NcclComm *nccl = session->nccl.get();
   CudaSteps out;
   out.device = info.name + " (sm_" + std::to_string(cc) + ")";
   const std::string *names[] = {&stepName, &evalName};
@@ -407,15 +448,20 @@ Expected<CudaSteps> openCudaSteps(Artifact artifact,
     if (!fn)
       return Error::make(session->artifact.source + ": no function '" +
                          *names[i] + "'");
+    StepCallbacks callbacks;
+    callbacks.gemm = [engine](const GemmDesc &d, const GemmOperands &o) {
+      return engine->run(d, o);
+    };
+    callbacks.attention = [attention](const AttentionDesc &d,
+                                      const AttentionOperands &o) {
+      return attention->run(d, o);
+    };
+    callbacks.collective = [dev, nccl](const CollectiveDesc &d,
+                                       const CollectiveOperands &o) {
+      return runCollective(*dev, nccl, d, o);
+    };
     Expected<std::unique_ptr<CudaFunction>> f = CudaFunction::create(
-        *session->device, *fn,
-        [engine](const GemmDesc &d, const GemmOperands &o) {
-          return engine->run(d, o);
-        },
-        [attention](const AttentionDesc &d, const AttentionOperands &o) {
-          return attention->run(d, o);
-        },
-        session->artifact.source);
+        *session->device, *fn, std::move(callbacks), session->artifact.source);
     if (!f)
       return f.error();
     (i == 0 ? out.step : out.eval) =
@@ -477,7 +523,8 @@ int trainArtifact(const std::string &path, TrainOptions options) {
   double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
-  std::fprintf(stderr,
+  if (commRank() == 0) // rank 0 reports (Trainer.h)
+    std::fprintf(stderr,
                "lpc-run: loaded @%s and @%s (%s precision) from %s in %.2f s; "
                "%s\n",
                stepName.c_str(), evalName.c_str(), c.mixedPrecision.c_str(),

@@ -408,6 +408,20 @@ FunctionEstimate estimateFunction(const ArtifactFunction &f, Scenario scenario) 
       op.bound = compute >= memory ? "compute" : "DRAM";
       op.seconds = std::max(compute, memory) + fixed;
       est.attentionSeconds += op.seconds;
+    } else if (const CollectiveOp *co = std::get_if<CollectiveOp>(&f.ops[i])) {
+      // What the GPU itself moves (NCCL reads the input and writes the
+      // output); the wire is not modelled here.
+      ++est.collectives;
+      op.cls = "collective";
+      acc.reads.push_back(&co->in);
+      acc.writes.push_back(&co->out);
+      op.readBytes = viewBytes(co->in);
+      op.writeBytes = viewBytes(co->out);
+      est.collectiveBytes += std::max(op.readBytes, op.writeBytes);
+      double t = (op.readBytes + op.writeBytes) / c.dramBytesPerS;
+      op.bound = t > fixed ? "DRAM" : "fixed";
+      op.seconds = t + fixed;
+      est.collectiveSeconds += op.seconds;
     } else if (const CopyOp *cp = std::get_if<CopyOp>(&f.ops[i])) {
       ++est.copies;
       op.cls = "copy";
@@ -502,7 +516,8 @@ FunctionEstimate estimateFunction(const ArtifactFunction &f, Scenario scenario) 
       const Access &acc = access[i];
       // At least one output goes to FP8 (a write nobody reads is neutral).
       bool machinery = false, other = std::holds_alternative<GemmOp>(f.ops[i]) ||
-                                      std::holds_alternative<AttentionOp>(f.ops[i]);
+                                      std::holds_alternative<AttentionOp>(f.ops[i]) ||
+                                      std::holds_alternative<CollectiveOp>(f.ops[i]);
       for (const View *w : acc.writes) {
         const Slot *s = slotOf(f, *w);
         if (s && w->space == ViewSpace::Result && isFp8Slot(*s)) {
@@ -547,7 +562,8 @@ FunctionEstimate estimateFunction(const ArtifactFunction &f, Scenario scenario) 
   // Classes of launches and copies from what they touch.
   for (size_t i = 0; i < f.ops.size(); ++i) {
     OpCost &op = est.ops[i];
-    if (std::holds_alternative<GemmOp>(f.ops[i]) || std::holds_alternative<AttentionOp>(f.ops[i]))
+    if (std::holds_alternative<GemmOp>(f.ops[i]) || std::holds_alternative<AttentionOp>(f.ops[i]) ||
+        std::holds_alternative<CollectiveOp>(f.ops[i]))
       continue;
     const Access &acc = access[i];
     bool readsByte = false, writesByte = false, writesWide = false, fp8State = false,

@@ -13,10 +13,9 @@ namespace rt {
 namespace cuda {
 
 CudaFunction::CudaFunction(Device &device, const ArtifactFunction &function,
-                           GemmCallback gemm, AttentionCallback attention,
-                           const std::string &source)
-    : device_(device), function_(function), gemm_(std::move(gemm)),
-      attention_(std::move(attention)), source_(source) {}
+                           StepCallbacks steps, const std::string &source)
+    : device_(device), function_(function), steps_(std::move(steps)),
+      source_(source) {}
 
 CudaFunction::~CudaFunction() {
   // Queued kernels may still use the modules and the arena.
@@ -47,19 +46,29 @@ Expected<std::unique_ptr<CudaFunction>>
 CudaFunction::create(Device &device, const ArtifactFunction &function,
                      GemmCallback gemm, AttentionCallback attention,
                      const std::string &source) {
+  return create(device, function,
+                StepCallbacks{std::move(gemm), std::move(attention), nullptr},
+                source);
+}
+
+Expected<std::unique_ptr<CudaFunction>>
+CudaFunction::create(Device &device, const ArtifactFunction &function,
+                     StepCallbacks steps, const std::string &source) {
   if (Error e = function.validate(source))
     return e;
-  std::unique_ptr<CudaFunction> fn(new CudaFunction(
-      device, function, std::move(gemm), std::move(attention), source));
+  std::unique_ptr<CudaFunction> fn(
+      new CudaFunction(device, function, std::move(steps), source));
   const char *syncOps = std::getenv("LPC_CUDA_SYNC_OPS");
   fn->syncOps_ = syncOps && std::string(syncOps) == "1";
   const ArtifactFunction &f = fn->function_; // the copy the launches point into
   std::string where = source + ": function '" + f.name + "'";
   for (const ArtifactOp &op : f.ops) {
-    if (std::holds_alternative<GemmOp>(op) && !fn->gemm_)
+    if (std::holds_alternative<GemmOp>(op) && !fn->steps_.gemm)
       return Error::make(where + ": has GEMMs but no GEMM callback was given");
-    if (std::holds_alternative<AttentionOp>(op) && !fn->attention_)
+    if (std::holds_alternative<AttentionOp>(op) && !fn->steps_.attention)
       return Error::make(where + ": has attention steps but no attention callback was given");
+    if (std::holds_alternative<CollectiveOp>(op) && !fn->steps_.collective)
+      return Error::make(where + ": has collective steps but no collective callback was given");
   }
 
   for (size_t i = 0; i < f.modules.size(); ++i) {
@@ -204,7 +213,7 @@ Error CudaFunction::queueOps(const std::vector<CUdeviceptr> &args,
         o.aScale = address(*g->aScale), o.bScale = address(*g->bScale);
       if (g->bias)
         o.bias = address(*g->bias);
-      e = gemm_(g->desc(), o);
+      e = steps_.gemm(g->desc(), o);
     } else if (const AttentionOp *a = std::get_if<AttentionOp>(&op)) {
       AttentionOperands o;
       o.q = address(a->q);
@@ -218,7 +227,9 @@ Error CudaFunction::queueOps(const std::vector<CUdeviceptr> &args,
         o.dk = address(a->dk);
         o.dV = address(a->dv);
       }
-      e = attention_(a->desc(), o);
+      e = steps_.attention(a->desc(), o);
+    } else if (const CollectiveOp *co = std::get_if<CollectiveOp>(&op)) {
+      e = steps_.collective(co->desc(), CollectiveOperands{address(co->in), address(co->out)});
     } else {
       const CopyOp &c = *std::get_if<CopyOp>(&op);
       e = device_.copyDeviceToDevice(address(c.dst), address(c.src),

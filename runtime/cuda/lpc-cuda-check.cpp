@@ -9,6 +9,12 @@
 //                                        backward (small shapes and a
 //                                        d4096-GPT one) against a double
 //                                        reference, in a CUDA graph, timed
+//   lpc-cuda-check --nccl-selftest     + NCCL collectives (all_reduce sum /
+//                                        mean / max, reduce_scatter,
+//                                        all_gather, shard) of an artifact
+//                                        function, direct and in a CUDA
+//                                        graph, against a host reference;
+//                                        one rank, or every rank of mpirun
 //   lpc-cuda-check --gemm-bench[=MxNxK,...] [--bench-precisions=P,...]
 //                  [--bench-iters=N]   cuBLASLt GEMM timings in TFLOP/s
 //   lpc-cuda-check --print-test-ptx    the PTX test kernel (no GPU needed)
@@ -30,11 +36,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "lpc/Runtime/CudaAllocator.h"
+#include "lpc/Runtime/Comm.h"
 #include "lpc/Runtime/CudaArtifact.h"
 #include "lpc/Runtime/CudaAttention.h"
 #include "lpc/Runtime/CudaDriver.h"
 #include "lpc/Runtime/CudaEstimate.h"
 #include "lpc/Runtime/CudaGemm.h"
+#include "lpc/Runtime/CudaNccl.h"
 #include "lpc/Runtime/Json.h"
 #include "lpc/Runtime/Random.h"
 
@@ -63,6 +71,7 @@ constexpr int kExitOk = 0, kExitFailed = 1, kExitNoGpu = 2, kExitUsage = 64;
 
 const char kUsage[] =
     "usage: lpc-cuda-check [--driver-selftest] [--gemm-selftest] [--attention-selftest]\n"
+    "                      [--nccl-selftest] (under mpirun: every rank, one GPU each)\n"
     "                      [--gemm-bench[=MxNxK,...]] [--bench-precisions=P,...]\n"
     "                      [--bench-iters=N] [--device=N] [--print-test-ptx]\n"
     "       lpc-cuda-check --artifact=FILE | --print-test-artifact\n"
@@ -79,7 +88,8 @@ const char kUsage[] =
 
 struct Options {
   bool driverSelftest = false, gemmSelftest = false, bench = false;
-  bool attentionSelftest = false, attentionHost = false;
+  bool attentionSelftest = false, attentionHost = false, ncclSelftest = false;
+  bool deviceGiven = false;
   std::string benchShapes = "4096x4096x4096,8192x2048x8192";
   std::string benchPrecisions = "bf16,fp8-fast,fp8";
   int benchIters = 20;
@@ -726,6 +736,165 @@ void attentionTiming(Device &dev, AttentionEngine &engine, const AttentionCase &
   }
 }
 
+/// The collective steps of an artifact function through NCCL (or the
+/// fake): every rank passes its own random input; the results are checked
+/// against sums over every rank's input (MPI gathers them) in double. f32
+/// sums in NCCL's order differ from rank order by a few ulps of the
+/// magnitudes summed; gathers and shards are exact. Then again in a CUDA
+/// graph (NCCL's calls are capturable). Only rank 0 prints; a failure on
+/// any rank fails every rank.
+void ncclSelftest(Device &dev, Report &r) {
+  const int ranks = commSize(), rank = commRank();
+  // The other ranks' stdout is /dev/null (main): their failures go to stderr.
+  const bool quiet = rank != 0;
+  auto line = [&](bool pass, const std::string &what, const std::string &detail) {
+    r.line(pass, what, detail);
+    if (quiet && !pass)
+      std::fprintf(stderr, "lpc-cuda-check: rank %d: FAIL %s: %s\n", rank, what.c_str(),
+                   detail.c_str());
+  };
+  Expected<std::unique_ptr<NcclComm>> comm = NcclComm::create(dev, rank, ranks);
+  if (!comm) {
+    // Every rank fails here together (a library or bootstrap problem).
+    line(false, "NCCL communicator", comm.error().message());
+    return;
+  }
+  std::printf("NCCL self-test: NCCL %d (%s), %d rank(s)\n", (*comm)->info().version,
+                (*comm)->info().path.c_str(), ranks);
+  // Odd sizes: nothing lines up with NCCL's chunks.
+  const int64_t k = 4099, n = k * ranks;
+  std::vector<float> x(size_t(n), 0.0f), all(size_t(n) * size_t(ranks));
+  Rng rng(0x5eed + uint64_t(rank));
+  for (float &v : x)
+    v = float((rng.uniform() * 4.0 - 2.0) * (1.0 + rank)); // never all zero
+  commAllGatherBytes(x.data(), x.size() * sizeof(float), all.data());
+
+  auto slot = [](int64_t elems) {
+    Slot s;
+    s.shape = {elems};
+    return s;
+  };
+  auto view = [](ViewSpace space, uint64_t index, int64_t elems) {
+    View v;
+    v.space = space;
+    v.index = index;
+    v.sizes = {elems};
+    v.strides = {1};
+    return v;
+  };
+  struct Case {
+    const char *what;
+    CollectiveKind kind;
+    CollectiveReduce reduce;
+    int64_t outElems;
+  } cases[] = {
+      {"all_reduce sum", CollectiveKind::AllReduce, CollectiveReduce::Sum, n},
+      {"all_reduce mean", CollectiveKind::AllReduce, CollectiveReduce::Mean, n},
+      {"all_reduce max", CollectiveKind::AllReduce, CollectiveReduce::Max, n},
+      {"reduce_scatter sum", CollectiveKind::ReduceScatter, CollectiveReduce::Sum, k},
+      {"reduce_scatter mean", CollectiveKind::ReduceScatter, CollectiveReduce::Mean, k},
+      {"all_gather", CollectiveKind::AllGather, CollectiveReduce::Sum, n * ranks},
+      {"shard", CollectiveKind::Shard, CollectiveReduce::Sum, k},
+  };
+  ArtifactFunction f;
+  f.name = "nccl_selftest";
+  f.args = {slot(n)};
+  for (const Case &c : cases) {
+    CollectiveOp op;
+    op.kind = c.kind;
+    op.reduce = c.reduce;
+    op.ranks = c.kind == CollectiveKind::AllReduce ? 0 : ranks;
+    op.in = view(ViewSpace::Arg, 0, n);
+    op.out = view(ViewSpace::Result, f.results.size(), c.outElems);
+    f.results.push_back(slot(c.outElems));
+    f.ops.push_back(op);
+  }
+  NcclComm *nccl = comm->get();
+  StepCallbacks steps;
+  steps.collective = [&dev, nccl](const CollectiveDesc &d, const CollectiveOperands &o) {
+    return runCollective(dev, nccl, d, o);
+  };
+  Expected<std::unique_ptr<CudaFunction>> fn =
+      CudaFunction::create(dev, f, std::move(steps), "the NCCL self-test");
+  if (!fn) {
+    line(false, "NCCL self-test function", fn.error().message());
+    return;
+  }
+  std::vector<std::vector<float>> out;
+  for (const Case &c : cases)
+    out.emplace_back(size_t(c.outElems), std::nanf(""));
+
+  // The references, in double.
+  auto expected = [&](const Case &c, int64_t i, double *tol) -> double {
+    *tol = 0;
+    if (c.kind == CollectiveKind::AllGather)
+      return all[size_t(i)];
+    if (c.kind == CollectiveKind::Shard)
+      return x[size_t(rank * k + i)];
+    int64_t at = c.kind == CollectiveKind::ReduceScatter ? rank * k + i : i;
+    double sum = 0, mag = 0, mx = -INFINITY;
+    for (int q = 0; q < ranks; ++q) {
+      double v = all[size_t(q) * size_t(n) + size_t(at)];
+      sum += v, mag += std::fabs(v), mx = std::max(mx, v);
+    }
+    if (c.reduce == CollectiveReduce::Max)
+      return mx;
+    // f32 rounding of every partial sum (and of the division).
+    *tol = 2.0 * ranks * 6e-8 * mag;
+    return c.reduce == CollectiveReduce::Mean ? sum / ranks : sum;
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    const char *how = pass == 0 ? "" : " (CUDA graph)";
+    for (auto &o : out)
+      std::fill(o.begin(), o.end(), std::nanf(""));
+    std::vector<const void *> args{x.data()};
+    std::vector<void *> results;
+    for (auto &o : out)
+      results.push_back(o.data());
+    Error e;
+    if (pass == 1)
+      e = (*fn)->captureGraph();
+    if (!e)
+      e = (*fn)->runHost(args, results);
+    if (pass == 1 && !e && !(*fn)->lastRunHasGraph())
+      e = Error::make("the run did not replay the captured graph");
+    bool ranOk = !e;
+    if (commAny(!ranOk)) {
+      line(false, std::string("NCCL collectives") + how,
+           ranOk ? "another rank failed" : e.message());
+      return;
+    }
+    for (size_t ci = 0; ci < out.size(); ++ci) {
+      const Case &c = cases[ci];
+      double worst = 0;
+      int64_t bad = -1;
+      for (int64_t i = 0; i < c.outElems; ++i) {
+        double tol = 0, want = expected(c, i, &tol);
+        double err = std::fabs(double(out[ci][size_t(i)]) - want);
+        if (!(err <= tol)) {
+          bad = i;
+          break;
+        }
+        worst = std::max(worst, err);
+      }
+      bool okHere = bad < 0, okAll = !commAny(!okHere);
+      char detail[160];
+      if (!okHere) {
+        double tol = 0, want = expected(c, bad, &tol);
+        std::snprintf(detail, sizeof(detail), "rank %d element %lld: %.9g, expected %.9g",
+                      rank, (long long)bad, double(out[ci][size_t(bad)]), want);
+      } else {
+        std::snprintf(detail, sizeof(detail), "%lld elements%s, max error %.3g",
+                      (long long)c.outElems, okAll ? "" : " (another rank failed)", worst);
+      }
+      line(okAll && okHere, std::string(c.what) + how, detail);
+    }
+  }
+  std::printf("  sent by rank 0: %llu bytes in %llu collectives (as a ring sends them)\n",
+                (unsigned long long)(*comm)->bytesSent(),
+                (unsigned long long)(*comm)->collectives());
+}
+
 void attentionSelftest(Device &dev, Report &r, bool host) {
   std::printf("attention self-test (%s; error = max|x - ref| / max|ref| over "
               "the checked heads, ref in double from the rounded inputs):\n",
@@ -935,7 +1104,7 @@ int checkArtifact(const std::string &path) {
   for (const ArtifactFunction &f : art->functions) {
     size_t launches = 0, gemms = 0, copies = 0;
     std::set<std::string> kernels;
-    std::map<std::string, int> gemmTypes, attentionTypes;
+    std::map<std::string, int> gemmTypes, attentionTypes, collectiveTypes;
     for (const ArtifactOp &op : f.ops) {
       if (const LaunchOp *l = std::get_if<LaunchOp>(&op)) {
         ++launches;
@@ -950,6 +1119,8 @@ int checkArtifact(const std::string &path) {
       } else if (const AttentionOp *a = std::get_if<AttentionOp>(&op)) {
         ++attentionTypes[std::string(a->backward ? "backward " : "forward ") +
                          dtypeName(a->dtype) + (a->causal ? " causal" : "")];
+      } else if (const CollectiveOp *c = std::get_if<CollectiveOp>(&op)) {
+        ++collectiveTypes[opLabel(op) + " " + dtypeName(c->dtype)];
       } else {
         ++copies;
       }
@@ -967,6 +1138,8 @@ int checkArtifact(const std::string &path) {
                 bytesText(size_t(f.arenaBytes)).c_str(), f.buffers.size());
     if (!attentionTypes.empty())
       std::printf("    attention steps (cuDNN): %s.\n", counts(attentionTypes).c_str());
+    if (!collectiveTypes.empty())
+      std::printf("    collective steps (NCCL): %s.\n", counts(collectiveTypes).c_str());
   }
   // cuDNN builds the attention graphs' descriptors without a GPU too.
   std::set<std::string> attnSeen;
@@ -1085,6 +1258,11 @@ void printEstimateTable(const std::string &path, const FunctionEstimate &e, int 
               "of it)\n",
               ms(e.seconds), ms(e.gemmSeconds), attnTime, ms(e.launchSeconds), ms(e.copySeconds),
               ms(e.fixedSeconds));
+  if (e.collectives)
+    std::printf("  collectives: %zu (%.2f MB of payload per rank; %.3f ms of the step is their "
+                "local memory traffic; the wire time depends on the ranks "
+                "and the fabric: bench/README.md)\n",
+                e.collectives, e.collectiveBytes / 1e6, ms(e.collectiveSeconds));
   if (e.accessKnown)
     std::printf("  FP8 machinery: %zu ops, %.3f ms (non-GEMM ops that only feed FP8 GEMMs, "
                 "FP8 scales and statistics)\n",
@@ -1374,6 +1552,8 @@ int main(int argc, char **argv) {
       opt.driverSelftest = true;
     } else if (arg == "--gemm-selftest") {
       opt.gemmSelftest = true;
+    } else if (arg == "--nccl-selftest") {
+      opt.ncclSelftest = true;
     } else if (arg == "--attention-selftest") {
       opt.attentionSelftest = true;
     } else if (arg == "--attention-selftest=host") {
@@ -1396,6 +1576,7 @@ int main(int argc, char **argv) {
     } else if (const char *v = value("--device=")) {
       char *end = nullptr;
       opt.device = int(std::strtol(v, &end, 10));
+      opt.deviceGiven = true;
       if (!*v || *end || opt.device < 0) {
         std::fprintf(stderr, "lpc-cuda-check: bad --device '%s'\n", v);
         return kExitUsage;
@@ -1406,6 +1587,18 @@ int main(int argc, char **argv) {
     }
   }
 
+  // Under mpirun (the NCCL self-test on several ranks): MPI first.
+  if (Error e = commInit(&argc, &argv)) {
+    std::fprintf(stderr, "lpc-cuda-check: %s\n", e.message().c_str());
+    return kExitFailed;
+  }
+  struct Finalize {
+    ~Finalize() { commFinalize(); }
+  } finalize;
+  if (commSize() > 1 && commRank() != 0)
+    // Rank 0 says what the machine has; the others only their failures.
+    if (!std::freopen("/dev/null", "w", stdout))
+      return kExitFailed;
   Expected<const Driver *> driver = Driver::get();
   if (!driver) {
     DriverFailure f = Driver::failure();
@@ -1452,15 +1645,21 @@ int main(int argc, char **argv) {
   std::string settings;
   for (const char *name :
        {"CUDA_LAUNCH_BLOCKING", "CUBLASLT_LOG_LEVEL", "LPC_CUDA_GRAPHS", "LPC_CUDA_SYNC_OPS",
-       "CUDNN_LOGLEVEL_DBG", "LPC_CUDNN_LIBRARY"})
+       "CUDNN_LOGLEVEL_DBG", "LPC_CUDNN_LIBRARY", "NCCL_DEBUG", "LPC_NCCL_LIBRARY"})
     if (const char *v = std::getenv(name))
       settings += std::string(" ") + name + "=" + v;
   if (!settings.empty())
     std::printf("settings:%s\n", settings.c_str());
   std::fflush(stdout);
 
-  if (!opt.driverSelftest && !opt.gemmSelftest && !opt.attentionSelftest && !opt.bench)
+  if (!opt.driverSelftest && !opt.gemmSelftest && !opt.attentionSelftest && !opt.bench &&
+      !opt.ncclSelftest)
     return kExitOk;
+  // One GPU per rank: the ranks on a machine take its devices in turn.
+  if (commSize() > 1 && !opt.deviceGiven) {
+    const char *local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    opt.device = (local ? std::atoi(local) : commRank()) % *count;
+  }
   if (opt.device >= *count) {
     std::fprintf(stderr, "lpc-cuda-check: no device %d\n", opt.device);
     return kExitUsage;
@@ -1477,7 +1676,9 @@ int main(int argc, char **argv) {
     gemmSelftest(**dev, report);
   if (opt.attentionSelftest)
     attentionSelftest(**dev, report, opt.attentionHost);
-  if (opt.driverSelftest || opt.gemmSelftest || opt.attentionSelftest)
+  if (opt.ncclSelftest)
+    ncclSelftest(**dev, report);
+  if (opt.driverSelftest || opt.gemmSelftest || opt.attentionSelftest || opt.ncclSelftest)
     std::printf("%s\n", report.ok ? "all checks passed" : "SOME CHECKS FAILED");
   int status = report.ok ? kExitOk : kExitFailed;
   if (opt.bench) {

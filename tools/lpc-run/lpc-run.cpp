@@ -381,6 +381,28 @@ rt::TrainOptions runOptions() {
   o.logFile = logFile;
   o.printEvery = printEvery;
   o.syntheticExamples = synthExamples;
+  // This process's place in a data-parallel run (Comm.h; one rank of one
+  // without mpirun).
+  o.rank = rt::commRank();
+  o.ranks = rt::commSize();
+  o.verifyRanksEvery = verifyRanks;
+  o.sameOnAllRanks = [](uint64_t h) {
+    uint64_t root = rt::commBroadcastFromRoot(h);
+    return !rt::commAny(root != h);
+  };
+  o.allGatherBytes = [](const void *mine, size_t bytes, void *all) {
+    rt::commAllGatherBytes(mine, bytes, all);
+  };
+  // What the JIT's collectives sent over MPI (a GPU step's go through NCCL
+  // and are not counted here).
+  if (device == "cpu")
+    o.commSent = [] {
+      rt::CommTraffic t = rt::commTraffic();
+      uint64_t bytes = 0;
+      for (uint64_t b : t.bytes)
+        bytes += b;
+      return std::pair<uint64_t, uint64_t>{bytes, t.collectives};
+    };
   return o;
 }
 
@@ -671,9 +693,12 @@ int runMain(int argc, char **argv) {
     return fail("--zero=1" + origin("zero") +
                 " shards the optimizer between the ranks of a data-parallel "
                 "run: use it under mpirun, or with --data-parallel");
-  if (parallel && device != "cpu")
-    return fail("--data-parallel (and mpirun with several ranks) runs on the "
-                "CPU only so far (--device=cpu)");
+  // The GPU's collectives are NCCL's own f32 ones so far: the narrow wire
+  // formats (a shared FP8 scale, rank-order f32 sums) are the CPU's.
+  if (parallel && device == "cuda" && commPrecision != "fp32")
+    return fail("--comm-precision=" + commPrecision + origin("comm-precision") +
+                " with --device=cuda: the GPU back end (NCCL) moves gradients "
+                "in fp32 only so far; use --comm-precision=fp32");
 
   if (!emitArtifact.empty() && device != "cuda")
     return fail("--emit-artifact needs --device=cuda");
@@ -811,23 +836,6 @@ int runMain(int argc, char **argv) {
   topt.recipe = recipe;
   topt.device = device;
   topt.lr = lr;
-  topt.rank = rank;
-  topt.ranks = ranks;
-  topt.verifyRanksEvery = verifyRanks;
-  topt.sameOnAllRanks = [](uint64_t h) {
-    uint64_t root = rt::commBroadcastFromRoot(h);
-    return !rt::commAny(root != h);
-  };
-  topt.allGatherBytes = [](const void *mine, size_t bytes, void *all) {
-    rt::commAllGatherBytes(mine, bytes, all);
-  };
-  topt.commSent = [] {
-    rt::CommTraffic t = rt::commTraffic();
-    uint64_t bytes = 0;
-    for (uint64_t b : t.bytes)
-      bytes += b;
-    return std::pair<uint64_t, uint64_t>{bytes, t.collectives};
-  };
   {
     // Only for the logged lr: read what lpc-autodiff was told.
     llvm::StringRef extra = autodiffExtra;

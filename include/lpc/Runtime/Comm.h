@@ -60,6 +60,9 @@ bool commAny(bool value);
 void commSetTimeout(double seconds);
 /// Rank 0's `value`, on every rank (with one rank: `value`).
 uint64_t commBroadcastFromRoot(uint64_t value);
+/// A collective: rank 0's `bytes` bytes at `data`, on every rank (NCCL's
+/// unique id, CudaNccl.h). One rank: nothing.
+void commBroadcastBytes(void *data, size_t bytes);
 /// A collective: `all` receives every rank's `bytes` bytes of `mine`, in
 /// rank order (ZeRO-1 checkpoints gather the optimizer state's blocks).
 /// One rank: a copy.

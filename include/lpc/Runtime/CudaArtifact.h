@@ -28,6 +28,7 @@
 #include "lpc/Runtime/CudaAttention.h"
 #include "lpc/Runtime/CudaDriver.h"
 #include "lpc/Runtime/CudaGemm.h"
+#include "lpc/Runtime/CudaNccl.h"
 #include "lpc/Runtime/Error.h"
 #include "lpc/Runtime/Slot.h"
 #include "lpc/Runtime/Tensor.h"
@@ -153,8 +154,22 @@ struct AttentionOp {
   AttentionDesc desc() const;
 };
 
-using ArtifactOp = std::variant<LaunchOp, GemmOp, CopyOp, AttentionOp>;
-/// "launch k3", "gemm", "copy", "attention", "attention_backward": how
+/// A collective of a data-parallel step (CudaNccl.h's CollectiveDesc):
+/// "all_reduce", "reduce_scatter", "all_gather" or "shard", with contiguous
+/// `in` and `out` views of `dtype` whose sizes fit the kind and `ranks`.
+struct CollectiveOp {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  CollectiveReduce reduce = CollectiveReduce::Sum;
+  DType dtype = DType::F32;
+  int64_t ranks = 0; // 0: any (all_reduce); else the count it was built for
+  View in, out;
+  /// The CollectiveDesc of this op (meaningful once the views are validated).
+  CollectiveDesc desc() const;
+};
+
+using ArtifactOp = std::variant<LaunchOp, GemmOp, CopyOp, AttentionOp, CollectiveOp>;
+/// "launch k3", "gemm", "copy", "attention", "attention_backward",
+/// "all_reduce sum", "reduce_scatter mean", "all_gather", "shard": how
 /// messages name an op.
 std::string opLabel(const ArtifactOp &op);
 
@@ -228,6 +243,18 @@ using GemmCallback = std::function<Error(const GemmDesc &, const GemmOperands &)
 /// when it returns).
 using AttentionCallback =
     std::function<Error(const AttentionDesc &, const AttentionOperands &)>;
+/// How CudaFunction runs collective steps: runCollective() with the run's
+/// NcclComm (or none, one rank) in production. Called in op order; queued
+/// on the Device's stream.
+using CollectiveCallback =
+    std::function<Error(const CollectiveDesc &, const CollectiveOperands &)>;
+/// Everything a function's non-kernel steps go through; each is needed iff
+/// the function has such steps.
+struct StepCallbacks {
+  GemmCallback gemm;
+  AttentionCallback attention;
+  CollectiveCallback collective;
+};
 
 /// One artifact function ready to run on a Device: modules loaded, kernels
 /// resolved, the arena allocated once. Not thread-safe (one caller at a
@@ -243,6 +270,10 @@ public:
   static Expected<std::unique_ptr<CudaFunction>>
   create(Device &device, const ArtifactFunction &function, GemmCallback gemm,
          AttentionCallback attention, const std::string &source = "artifact");
+  /// ... with every kind of step (collectives too).
+  static Expected<std::unique_ptr<CudaFunction>>
+  create(Device &device, const ArtifactFunction &function, StepCallbacks steps,
+         const std::string &source = "artifact");
   ~CudaFunction();
   CudaFunction(const CudaFunction &) = delete;
   CudaFunction &operator=(const CudaFunction &) = delete;
@@ -277,8 +308,7 @@ public:
 
 private:
   CudaFunction(Device &device, const ArtifactFunction &function,
-               GemmCallback gemm, AttentionCallback attention,
-               const std::string &source);
+               StepCallbacks steps, const std::string &source);
   Error opError(size_t op, const Error &e) const;
   Error checkArity(const std::string &where, size_t args, size_t results) const;
   Error queueOps(const std::vector<CUdeviceptr> &args,
@@ -298,8 +328,7 @@ private:
 
   Device &device_;
   ArtifactFunction function_;
-  GemmCallback gemm_;
-  AttentionCallback attention_;
+  StepCallbacks steps_;
   std::string source_;
   std::vector<Module> modules_;
   std::vector<PackedLaunch> launches_; // one per op (empty for non-launches)

@@ -114,6 +114,10 @@ struct FunctionEstimate {
   double fp8MachinerySeconds = 0;
   size_t launches = 0, gemms = 0, copies = 0, fp8MachineryOps = 0;
   size_t attentions = 0;
+  /// Collective steps: their local memory traffic only (the link time
+  /// depends on the ranks and the fabric: bench/README.md's ring model).
+  size_t collectives = 0;
+  double collectiveSeconds = 0, collectiveBytes = 0; // bytes: each op's payload
   /// False when some launch lacks "access" (an artifact from before it):
   /// then every view counts once as read and nothing is FP8 machinery.
   bool accessKnown = true;

@@ -32,6 +32,13 @@ Expected<Artifact> toyWith(const std::string &from, const std::string &to) {
   return parseArtifact(text, "toy.json");
 }
 
+/// `text` with every `from` replaced by `to`.
+std::string replaceAll(std::string text, const std::string &from, const std::string &to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
 template <typename T> T *opAs(Artifact &a, size_t op) {
   return std::get_if<T>(&a.functions[0].ops[op]);
 }
@@ -295,7 +302,51 @@ TEST(cuda_artifact, parse_rejects) {
   CHECK_ERR(toyWith("\"arena_bytes\": 512", "\"arena_bytes\": -1"),
             "'arena_bytes' is not a non-negative integer (-1)");
   CHECK_ERR(toyWith("\"op\": \"copy\"", "\"op\": \"memset\""),
-            "op 4: unknown op 'memset' (launch, gemm, copy, attention or attention_backward)");
+            "op 4: unknown op 'memset' (launch, gemm, copy, attention, attention_backward, "
+            "all_reduce, reduce_scatter, all_gather or shard)");
+  // Collectives: the reduction, and a rank count where the sizes need one.
+  const std::string allReduce =
+      "{\"op\": \"all_reduce\", \"reduce\": \"mean\", \"dtype\": \"F32\", "
+      "\"in\": {\"space\": \"arg\", \"index\": 0, \"offset\": 0, \"sizes\": [4], "
+      "\"strides\": [1], \"elem_bytes\": 4}, \"out\": {\"space\": \"result\", \"index\": "
+      "0, \"offset\": 0, \"sizes\": [4], \"strides\": [1], \"elem_bytes\": 4}}, ";
+  {
+    Expected<Artifact> a = toyWith("\"ops\": [", "\"ops\": [" + allReduce);
+    CHECK_OK(a);
+    if (a) {
+      const CollectiveOp *c = std::get_if<CollectiveOp>(&a->functions[0].ops[0]);
+      CHECK(c && c->kind == CollectiveKind::AllReduce && c->reduce == CollectiveReduce::Mean &&
+            c->ranks == 0 && c->desc().count == 4);
+      CHECK_EQ(opLabel(a->functions[0].ops[0]), std::string("all_reduce mean"));
+    }
+  }
+  CHECK_ERR(toyWith("\"ops\": [", "\"ops\": [" + replaceAll(allReduce, "mean", "avg")),
+            "op 0 (all_reduce): reduce 'avg' is not sum, mean or max");
+  CHECK_ERR(toyWith("\"ops\": [", "\"ops\": [" + replaceAll(allReduce, "all_reduce",
+                                                               "reduce_scatter")),
+            "op 0 (reduce_scatter): missing 'ranks'");
+  {
+    // Validation: the sizes fit the kind and the rank count.
+    std::string rs = replaceAll(replaceAll(allReduce, "all_reduce", "reduce_scatter"),
+                                "\"dtype\": \"F32\", ", "\"dtype\": \"F32\", \"ranks\": 2, ");
+    Expected<Artifact> a = toyWith("\"ops\": [", "\"ops\": [" + rs);
+    CHECK_OK(a);
+    if (a)
+      CHECK_ERR(a->validate(), "op 0 (reduce_scatter mean): in has 4 elements; out has 4 and "
+                               "there are 2 blocks");
+    Expected<Artifact> b = toyWith("\"ops\": [", "\"ops\": [" + replaceAll(rs, "\"sizes\": [4], "
+                                   "\"strides\": [1], \"elem_bytes\": 4}}", "\"sizes\": [2], "
+                                   "\"strides\": [1], \"elem_bytes\": 4}}"));
+    CHECK_OK(b);
+    if (b)
+      CHECK_OK(b->validate());
+    Expected<Artifact> c = toyWith("\"ops\": [", "\"ops\": [" + replaceAll(allReduce, "\"F32\"",
+                                                                           "\"I32\""));
+    CHECK_OK(c);
+    if (c)
+      CHECK_ERR(c->validate(), "op 0 (all_reduce mean): dtype I32 (collectives move F32, BF16, "
+                               "F16 or FP8)");
+  }
   CHECK_ERR(toyWith("{\"f32\": 2.0}", "{\"f32\": 2.0, \"i32\": 1}"),
             "op 0 (launch lpc_fake_affine_2d): param 2: a parameter is an object with one member");
   CHECK_ERR(toyWith("{\"i32\": 2}", "{\"i32\": 4294967296}"), "does not fit in 32 bits");

@@ -28,7 +28,10 @@
 // version it reports (12080). This lets the Device / Module / Graph /
 // StreamTimer / CudaFunction code and lpc-cuda-check --driver-selftest run
 // in the normal test run; the real driver is exercised by the same code on
-// a GPU.
+// a GPU. For the fake libnccl (FakeNccl.cpp), which queues its collectives
+// on these streams, cuGetProcAddress_v2 also resolves two entry points the
+// runtime does not use (cuLaunchHostFunc, cuStreamIsCapturing), and
+// lpc_fake_cuda_check_range() checks a collective's buffers.
 
 #include "lpc/Runtime/CudaDriver.h" // the entry point list
 
@@ -739,6 +742,22 @@ CUresult fake_memFreeHost(void *p) {
   return CUDA_SUCCESS;
 }
 
+// Fake-only entry points (not in CudaDriver.h): FakeNccl.cpp queues its
+// collectives with cuLaunchHostFunc, recorded like other work while the
+// stream captures, and asks cuStreamIsCapturing whether the callback data
+// must outlive one run (a graph replays it).
+CUresult fake_launchHostFunc(CUstream s, CUhostFn fn, void *userData) {
+  if (!fn)
+    return CUDA_ERROR_INVALID_VALUE;
+  queue(s, [fn, userData] { fn(userData); });
+  return CUDA_SUCCESS;
+}
+CUresult fake_streamIsCapturing(CUstream s, CUstreamCaptureStatus *status) {
+  Stream *st = reinterpret_cast<Stream *>(s);
+  *status = st && st->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+
 struct Entry {
   const char *name;
   void *fn;
@@ -751,11 +770,31 @@ struct Entry {
   static_assert(std::is_same_v<decltype(&fake_##member), PFN_##symbol##_v##version>, \
                 #symbol ": wrong signature");
 LPC_CUDA_DRIVER_ENTRY_POINTS(LPC_FAKE_CHECK)
-#undef LPC_FAKE_CHECK
 #define LPC_FAKE_ENTRY(member, symbol, version)                                \
   {#symbol, reinterpret_cast<void *>(&fake_##member), version},
 const Entry kEntries[] = {LPC_CUDA_DRIVER_ENTRY_POINTS(LPC_FAKE_ENTRY)};
+#define LPC_FAKE_ONLY_ENTRY_POINTS(X)                                          \
+  X(launchHostFunc, cuLaunchHostFunc, 10000)                                   \
+  X(streamIsCapturing, cuStreamIsCapturing, 10000)
+LPC_FAKE_ONLY_ENTRY_POINTS(LPC_FAKE_CHECK)
+const Entry kFakeOnlyEntries[] = {LPC_FAKE_ONLY_ENTRY_POINTS(LPC_FAKE_ENTRY)};
+#undef LPC_FAKE_ONLY_ENTRY_POINTS
 #undef LPC_FAKE_ENTRY
+#undef LPC_FAKE_CHECK
+
+// A request must name a version at least the entry point's own, as the
+// runtime does.
+CUresult resolve(const Entry &e, void **pfn, int version, CUdriverProcAddressQueryResult *status) {
+  if (version < e.minVersion) {
+    if (status)
+      *status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+    return CUDA_ERROR_NOT_FOUND;
+  }
+  *pfn = e.fn;
+  if (status)
+    *status = CU_GET_PROC_ADDRESS_SUCCESS;
+  return CUDA_SUCCESS;
+}
 
 } // namespace
 
@@ -763,27 +802,26 @@ extern "C" __attribute__((visibility("default"))) LpcFakeCudaCounters *lpc_fake_
   return &gCounters;
 }
 
-// The exported symbol, as in libcuda (the v2 ABI of CUDA 12+). A request
-// must name a version at least the entry point's own, as the runtime does.
+// For the fake libnccl: whether [ptr, ptr + bytes) lies in one live
+// allocation (what a collective's buffers must, or a GPU would fault).
+extern "C" __attribute__((visibility("default"))) bool lpc_fake_cuda_check_range(uint64_t ptr,
+                                                                                 uint64_t bytes) {
+  return inAllocation(ptr, bytes);
+}
+
+// The exported symbol, as in libcuda (the v2 ABI of CUDA 12+).
 extern "C" __attribute__((visibility("default"))) CUresult
 cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
                     CUdriverProcAddressQueryResult *status) {
   *pfn = nullptr;
   if (flags != 0)
     return CUDA_ERROR_INVALID_VALUE;
-  for (const Entry &e : kEntries) {
-    if (std::strcmp(e.name, symbol) != 0)
-      continue;
-    if (version < e.minVersion) {
-      if (status)
-        *status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
-      return CUDA_ERROR_NOT_FOUND;
-    }
-    *pfn = e.fn;
-    if (status)
-      *status = CU_GET_PROC_ADDRESS_SUCCESS;
-    return CUDA_SUCCESS;
-  }
+  for (const Entry &e : kEntries)
+    if (std::strcmp(e.name, symbol) == 0)
+      return resolve(e, pfn, version, status);
+  for (const Entry &e : kFakeOnlyEntries)
+    if (std::strcmp(e.name, symbol) == 0)
+      return resolve(e, pfn, version, status);
   if (status)
     *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
   return CUDA_ERROR_NOT_FOUND;

@@ -9,12 +9,25 @@ toy_eval(w, image, label) -> loss = w[0, 0] (a copy)
 
 With w initialized to 1.0, w after step k is 1 + 0.5 k if, and only if,
 each step reads the state the previous one wrote.
-usage: toy_train_artifact.py TEST_ARTIFACT.json OUT.json
-"""
-import json
-import sys
 
-test = json.load(open(sys.argv[1]))
+Options (the data-parallel tests): --batch=N (8), --loss-row=R (0: the loss
+is image[R, 0]), --all-reduce=sum|mean|max (the loss goes through an
+all_reduce step of the artifact, NCCL's, on its way to the result).
+usage: toy_train_artifact.py TEST_ARTIFACT.json OUT.json [options]
+"""
+import argparse
+import json
+
+ap = argparse.ArgumentParser()
+ap.add_argument("test_artifact")
+ap.add_argument("out")
+ap.add_argument("--batch", type=int, default=8)
+ap.add_argument("--loss-row", type=int, default=0)
+ap.add_argument("--all-reduce", choices=["sum", "mean", "max"])
+args = ap.parse_args()
+assert 0 <= args.loss_row < args.batch
+
+test = json.load(open(args.test_artifact))
 affine = next(m for m in test["functions"][0]["modules"]
               if "lpc_fake_affine_2d" in m["ptx"])
 
@@ -31,7 +44,8 @@ def view(space, index, sizes, strides, offset=0):
             "strides": strides, "elem_bytes": 4}
 
 
-inputs = [slot("F32", [8, 4], input="image"), slot("I32", [8], input="label")]
+inputs = [slot("F32", [args.batch, 4], input="image"),
+          slot("I32", [args.batch], input="label")]
 w = slot("F32", [2, 3], state="param", name="w")
 loss = slot("F32", [], metric="loss")
 step = {
@@ -46,11 +60,19 @@ step = {
                     {"f32": 1.0}, {"f32": 0.5}]},
         {"op": "launch", "module": 0, "kernel": "lpc_fake_affine_2d",
          "grid": [1, 1, 1], "block": [64, 1, 1], "shared_bytes": 0,
-         "params": [{"view": view("arg", 1, [1, 1], [4, 1])},
-                    {"view": view("result", 1, [1, 1], [1, 1])},
+         "params": [{"view": view("arg", 1, [1, 1], [4, 1],
+                                  offset=4 * args.loss_row)},
+                    {"view": view("buffer" if args.all_reduce else "result",
+                                  0 if args.all_reduce else 1, [1, 1],
+                                  [1, 1])},
                     {"f32": 1.0}, {"f32": 0.0}]},
     ],
 }
+if args.all_reduce:
+    step["buffers"] = [{"offset": 0, "bytes": 4}]
+    step["ops"].append({"op": "all_reduce", "reduce": args.all_reduce,
+                        "dtype": "F32", "in": view("buffer", 0, [1], [1]),
+                        "out": view("result", 1, [], [])})
 evaluate = {
     "name": "toy_eval", "args": [w] + inputs, "results": [loss],
     "arena_bytes": 256, "buffers": [], "modules": [],
@@ -62,7 +84,7 @@ art = {
     "producer": "test/Runtime/Inputs/toy_train_artifact.py",
     "functions": [step, evaluate],
     "train": {
-        "model": "toy", "batch": 8, "text_model": False,
+        "model": "toy", "batch": args.batch, "text_model": False,
         "feature_input": "image", "features": 4, "label_input": "label",
         "classes": 3, "total_steps": 5, "mixed_precision": "no",
         "pipeline": "hand-written", "lr": 0.001, "lr_schedule": "constant",
@@ -70,4 +92,4 @@ art = {
         "params": {"w": {"init": "constant", "value": 1.0}},
     },
 }
-json.dump(art, open(sys.argv[2], "w"), indent=1)
+json.dump(art, open(args.out, "w"), indent=1)

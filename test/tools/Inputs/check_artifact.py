@@ -92,9 +92,12 @@ def check_function(fn):
             uses[index] = (min(f, op_index), max(l, op_index))
 
     entries = [entry_params(m["ptx"]) for m in fn["modules"]]
-    counts = {"launch": 0, "gemm": 0, "copy": 0}
+    counts = {"launch": 0, "gemm": 0, "copy": 0, "collective": 0}
+    collectives = ("all_reduce", "reduce_scatter", "all_gather", "shard")
     for k, op in enumerate(fn["ops"]):
-        counts[op["op"]] += 1
+        kind = "collective" if op["op"] in collectives else op["op"]
+        if kind in counts:
+            counts[kind] += 1
         if op["op"] == "launch":
             name = op["kernel"]
             params = entries[op["module"]].get(name)
@@ -188,6 +191,19 @@ def check_function(fn):
                     numel(d["sizes"]) * d["elem_bytes"]:
                 problem(f"{where} op {k}: copy between non-contiguous or "
                         f"unequal views")
+        elif op["op"] in collectives:
+            # NCCL's: contiguous f32 views; one side holds `ranks` blocks
+            # of the other (all_reduce: the same size).
+            i, o = op["in"], op["out"]
+            view(i, k, op["op"] + " in")
+            view(o, k, op["op"] + " out")
+            blocks = 1 if op["op"] == "all_reduce" else op["ranks"]
+            small, large = ((i, o) if op["op"] == "all_gather" else (o, i))
+            if not (contiguous(i) and contiguous(o)) or \
+                    op["dtype"] != "F32" or i["elem_bytes"] != 4 or \
+                    o["elem_bytes"] != 4 or \
+                    numel(large["sizes"]) != blocks * numel(small["sizes"]):
+                problem(f"{where} op {k}: {op['op']} views do not fit")
         else:
             problem(f"{where} op {k}: unknown op {op['op']}")
 
@@ -205,7 +221,9 @@ def check_function(fn):
     total = sum(b["bytes"] for b in fn["buffers"])
     print(f"{where}: {len(fn['args'])} args, {len(fn['results'])} results, "
           f"{counts['launch']} launches of {len(fn['modules'])} modules, "
-          f"{counts['gemm']} gemms, {counts['copy']} copies; arena "
+          f"{counts['gemm']} gemms, {counts['copy']} copies"
+          + (f", {counts['collective']} collectives" if counts["collective"]
+             else "") + "; arena "
           f"{arena} bytes for {total} bytes of {len(fn['buffers'])} buffers")
 
 

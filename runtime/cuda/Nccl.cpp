@@ -1,0 +1,275 @@
+//===- Nccl.cpp - collectives of a GPU train step on NCCL ------------------===//
+//
+// See lpc/Runtime/CudaNccl.h. Only nccl.h's types are used at build time;
+// libnccl is opened with dlopen (OpenLibrary.h) the first time a
+// communicator is made.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lpc/Runtime/CudaNccl.h"
+
+#include "lpc/Runtime/Comm.h"
+
+#include "OpenLibrary.h"
+
+#include <nccl.h>
+
+#include <mutex>
+
+namespace lpc {
+namespace rt {
+namespace cuda {
+
+const char *collectiveKindName(CollectiveKind kind) {
+  switch (kind) {
+  case CollectiveKind::AllReduce:
+    return "all_reduce";
+  case CollectiveKind::ReduceScatter:
+    return "reduce_scatter";
+  case CollectiveKind::AllGather:
+    return "all_gather";
+  case CollectiveKind::Shard:
+    return "shard";
+  }
+  return "?";
+}
+
+const char *collectiveReduceName(CollectiveReduce reduce) {
+  switch (reduce) {
+  case CollectiveReduce::Sum:
+    return "sum";
+  case CollectiveReduce::Mean:
+    return "mean";
+  case CollectiveReduce::Max:
+    return "max";
+  }
+  return "?";
+}
+
+std::string checkCollectiveRanks(const CollectiveDesc &desc, int runRanks) {
+  if (desc.ranks == 0 || desc.ranks == runRanks)
+    return "";
+  // The CPU's entry points say the same (runtime/comm/Comm.cpp).
+  return std::string(collectiveKindName(desc.kind)) + " was built for " +
+         std::to_string(desc.ranks) + " ranks but the run has " +
+         std::to_string(runRanks) +
+         " (compile the step for this rank count: lpc-run under mpirun with "
+         "the same -np)";
+}
+
+namespace {
+
+// The NCCL functions lpc calls.
+#define LPC_NCCL_FUNCTIONS(X)                                                  \
+  X(ncclGetVersion)                                                            \
+  X(ncclGetUniqueId)                                                           \
+  X(ncclCommInitRank)                                                          \
+  X(ncclCommDestroy)                                                           \
+  X(ncclCommAbort)                                                             \
+  X(ncclCommGetAsyncError)                                                     \
+  X(ncclGetErrorString)                                                        \
+  X(ncclGetLastError)                                                          \
+  X(ncclAllReduce)                                                             \
+  X(ncclReduceScatter)                                                         \
+  X(ncclAllGather)
+
+struct Nccl {
+  NcclInfo info;
+#define LPC_NCCL_MEMBER(fn) decltype(&::fn) fn = nullptr;
+  LPC_NCCL_FUNCTIONS(LPC_NCCL_MEMBER)
+#undef LPC_NCCL_MEMBER
+
+  /// "ncclAllReduce failed: unhandled cuda error (run with NCCL_DEBUG=WARN
+  /// for details): <NCCL's last error>".
+  Error check(ncclResult_t r, const char *call, ncclComm_t comm) const {
+    if (r == ncclSuccess)
+      return Error::success();
+    std::string text = std::string(call) + " failed: " + ncclGetErrorString(r);
+    const char *last = ncclGetLastError(comm);
+    if (last && *last)
+      text += ": " + std::string(last);
+    return Error::make(text + " (NCCL_DEBUG=WARN makes NCCL say more)");
+  }
+};
+
+Expected<const Nccl *> loadNccl() {
+  struct State {
+    std::unique_ptr<Nccl> lib;
+    Error error;
+  };
+  // Leaked on purpose, as the driver: used until the process ends.
+  static State *state = [] {
+    auto *s = new State;
+    Expected<OpenedLibrary> opened = openCudaLibrary(
+        "LPC_NCCL_LIBRARY", {"libnccl.so.2", "libnccl.so"},
+        LPC_CUDA_TOOLKIT_LIBDIR, "NCCL",
+        "install the CUDA toolkit's NCCL (libnccl2) or set LPC_NCCL_LIBRARY");
+    if (!opened) {
+      s->error = opened.takeError();
+      return s;
+    }
+    auto lib = std::make_unique<Nccl>();
+    lib->info.path = opened->path;
+#define LPC_NCCL_RESOLVE(fn)                                                   \
+  lib->fn = reinterpret_cast<decltype(&::fn)>(::dlsym(opened->handle, #fn));   \
+  if (!lib->fn) {                                                              \
+    s->error = Error::make(opened->path + ": no symbol " #fn " (NCCL too old?)"); \
+    return s;                                                                  \
+  }
+    LPC_NCCL_FUNCTIONS(LPC_NCCL_RESOLVE)
+#undef LPC_NCCL_RESOLVE
+    if (Error e = lib->check(lib->ncclGetVersion(&lib->info.version),
+                             "ncclGetVersion", nullptr)) {
+      s->error = e.withContext(opened->path);
+      return s;
+    }
+    // ncclAvg and ncclBfloat16 came with 2.10.
+    if (lib->info.version < 21000) {
+      s->error = Error::make(opened->path + ": NCCL " +
+                             std::to_string(lib->info.version) +
+                             " is too old (lpc needs 2.10 or newer)");
+      return s;
+    }
+    s->lib = std::move(lib);
+    return s;
+  }();
+  if (!state->lib)
+    return state->error;
+  return state->lib.get();
+}
+
+Expected<ncclDataType_t> ncclType(DType t, int version) {
+  switch (t) {
+  case DType::F32:
+    return ncclFloat32;
+  case DType::F16:
+    return ncclFloat16;
+  case DType::BF16:
+    return ncclBfloat16;
+  case DType::F8_E4M3:
+  case DType::F8_E5M2:
+    if (version < 22400)
+      return Error::make(std::string(dtypeName(t)) +
+                         " collectives need NCCL 2.24 or newer");
+    return t == DType::F8_E4M3 ? ncclFloat8e4m3 : ncclFloat8e5m2;
+  default:
+    return Error::make(std::string("NCCL does not reduce ") + dtypeName(t));
+  }
+}
+
+} // namespace
+
+Expected<std::unique_ptr<NcclComm>> NcclComm::create(Device &device, int rank,
+                                                     int ranks) {
+  if (ranks < 1 || rank < 0 || rank >= ranks)
+    return Error::make("NCCL: rank " + std::to_string(rank) + " of " +
+                       std::to_string(ranks) + " is not a rank");
+  Expected<const Nccl *> lib = loadNccl();
+  if (!lib)
+    return lib.takeError();
+  if (Error e = device.makeCurrent())
+    return e;
+  // Rank 0's id, through MPI, on every rank. A rank that failed to load
+  // NCCL has already returned: the launcher's abort ends the others.
+  ncclUniqueId id{};
+  if (rank == 0)
+    if (Error e = (*lib)->check((*lib)->ncclGetUniqueId(&id), "ncclGetUniqueId",
+                                nullptr))
+      return e;
+  commBroadcastBytes(&id, sizeof(id));
+  std::unique_ptr<NcclComm> c(new NcclComm(device));
+  c->rank_ = rank;
+  c->ranks_ = ranks;
+  ncclComm_t comm = nullptr;
+  if (Error e = (*lib)->check((*lib)->ncclCommInitRank(&comm, ranks, id, rank),
+                              "ncclCommInitRank", nullptr))
+    return e.withContext("NCCL " + std::to_string((*lib)->info.version) +
+                         " (" + (*lib)->info.path + "), rank " +
+                         std::to_string(rank) + " of " + std::to_string(ranks));
+  c->comm_ = comm;
+  return c;
+}
+
+NcclComm::~NcclComm() {
+  if (!comm_)
+    return;
+  // Queued collectives must finish before the communicator goes.
+  (void)device_.synchronize();
+  Expected<const Nccl *> lib = loadNccl();
+  if (lib)
+    (void)(*lib)->ncclCommDestroy(static_cast<ncclComm_t>(comm_));
+}
+
+const NcclInfo &NcclComm::info() const {
+  // create() loaded it.
+  return (*loadNccl())->info;
+}
+
+Error NcclComm::run(const CollectiveDesc &desc,
+                    const CollectiveOperands &operands) {
+  std::string ranksWrong = checkCollectiveRanks(desc, ranks_);
+  if (!ranksWrong.empty())
+    return Error::make(ranksWrong);
+  const size_t width = dtypeSize(desc.dtype);
+  const size_t count = size_t(desc.count);
+  if (desc.kind == CollectiveKind::Shard)
+    return device_.copyDeviceToDevice(
+        operands.out, operands.in + CUdeviceptr(size_t(rank_) * count * width),
+        count * width);
+  Expected<const Nccl *> lib = loadNccl();
+  if (!lib)
+    return lib.takeError();
+  const Nccl &n = **lib;
+  Expected<ncclDataType_t> type = ncclType(desc.dtype, n.info.version);
+  if (!type)
+    return type.takeError();
+  ncclRedOp_t op = desc.reduce == CollectiveReduce::Sum    ? ncclSum
+                   : desc.reduce == CollectiveReduce::Mean ? ncclAvg
+                                                           : ncclMax;
+  auto comm = static_cast<ncclComm_t>(comm_);
+  auto stream = reinterpret_cast<cudaStream_t>(device_.stream());
+  const void *in = reinterpret_cast<const void *>(operands.in);
+  void *out = reinterpret_cast<void *>(operands.out);
+  const uint64_t bytes = uint64_t(count) * width, n1 = uint64_t(ranks_ - 1);
+  Error e;
+  switch (desc.kind) {
+  case CollectiveKind::AllReduce:
+    e = n.check(n.ncclAllReduce(in, out, count, *type, op, comm, stream),
+                "ncclAllReduce", comm);
+    bytesSent_ += 2 * n1 * bytes / uint64_t(ranks_);
+    break;
+  case CollectiveKind::ReduceScatter:
+    e = n.check(n.ncclReduceScatter(in, out, count, *type, op, comm, stream),
+                "ncclReduceScatter", comm);
+    bytesSent_ += n1 * bytes;
+    break;
+  case CollectiveKind::AllGather:
+    e = n.check(n.ncclAllGather(in, out, count, *type, comm, stream),
+                "ncclAllGather", comm);
+    bytesSent_ += n1 * bytes;
+    break;
+  case CollectiveKind::Shard:
+    break;
+  }
+  ++collectives_;
+  return e;
+}
+
+Error runCollective(Device &device, NcclComm *comm, const CollectiveDesc &desc,
+                    const CollectiveOperands &operands) {
+  if (comm)
+    return comm->run(desc, operands);
+  // One rank: every collective is a copy of `count` elements (the mean and
+  // max of one value are the value), as the CPU's entry points do.
+  std::string ranksWrong = checkCollectiveRanks(desc, 1);
+  if (!ranksWrong.empty())
+    return Error::make(ranksWrong);
+  const size_t bytes = size_t(desc.count) * dtypeSize(desc.dtype);
+  if (operands.in == operands.out || bytes == 0)
+    return Error::success();
+  return device.copyDeviceToDevice(operands.out, operands.in, bytes);
+}
+
+} // namespace cuda
+} // namespace rt
+} // namespace lpc
