@@ -77,10 +77,9 @@ void watch() {
 
 /// Marks the scope of one blocking collective for the watchdog (also used
 /// by the JIT's entry points below, outside this namespace).
-struct CollectiveScope {
-  CollectiveScope() { waitingSinceMs.store(nowMs()); }
-  ~CollectiveScope() { waitingSinceMs.store(0); }
-};
+using CollectiveScope = CommWaitScope;
+CommWaitScope::CommWaitScope() { waitingSinceMs.store(nowMs()); }
+CommWaitScope::~CommWaitScope() { waitingSinceMs.store(0); }
 
 void commSetTimeout(double seconds) {
   timeoutMs.store(seconds > 0 ? int64_t(seconds * 1000.0) : 0);

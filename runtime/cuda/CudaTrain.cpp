@@ -6,11 +6,13 @@
 #include "lpc/Runtime/File.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace lpc {
@@ -27,6 +29,10 @@ Error probeDriver(DriverFailure *failure) {
 }
 
 namespace {
+
+// What the steps' collectives have sent (cudaCommTraffic): counted per run
+// of a step, so that graph replays count too.
+std::atomic<uint64_t> gCommBytes{0}, gCommCollectives{0};
 
 class CudaStep;
 
@@ -79,8 +85,15 @@ public:
     for (size_t i = 0; i < pieces.size(); ++i)
       if (Error e = dev.copyToHostAsync(base + at[i], pieces[i].src, pieces[i].bytes))
         return e;
-    if (Error e = dev.synchronize())
-      return e;
+    {
+      // With several ranks the stream holds NCCL collectives that wait for
+      // the others: a hung rank must trip --comm-timeout here (Comm.h).
+      std::optional<CommWaitScope> watched;
+      if (commSize() > 1)
+        watched.emplace();
+      if (Error e = dev.synchronize())
+        return e;
+    }
     for (size_t i = 0; i < pieces.size(); ++i)
       std::memcpy(pieces[i].dst, base + at[i], pieces[i].bytes);
     return Error::success();
@@ -113,6 +126,11 @@ public:
     size_t results = 0, state = 0;
     for (const Slot &r : results_)
       results += Downloader::footprint(r.byteSize());
+    // What one run sends through its collectives, as this run's ranks do.
+    for (const ArtifactOp &op : f_->function().ops)
+      if (const CollectiveOp *c = std::get_if<CollectiveOp>(&op))
+        if (uint64_t b = collectiveWireBytes(c->desc(), commSize()))
+          commBytes_ += b, ++commCollectives_;
     for (const Slot &a : args_)
       state += a.state.empty() ? 0 : Downloader::footprint(a.byteSize());
     downloader_ = Downloader(std::max(results, state));
@@ -150,9 +168,14 @@ public:
     }
     if (Error e = f_->run(a, r))
       return e;
+    countTraffic();
     return downloader_.fetch(dev, out);
   }
   size_t temporaryBytes() const override { return f_->function().arenaBytes; }
+  void countTraffic() const {
+    gCommBytes += commBytes_;
+    gCommCollectives += commCollectives_;
+  }
 
   std::string runNote() const override {
     if (!calls_)
@@ -200,6 +223,7 @@ public:
       r.push_back(b.get());
     if (Error e = f_->run(a, r))
       return e;
+    countTraffic();
     // Marks the end of this step: the copies stageNext() queues during the
     // next step refill the blocks this one reads, and wait for this mark.
     std::swap(stepDone_, prevStepDone_);
@@ -335,12 +359,17 @@ private:
   bool staged_ = false;
   bool uploaded_ = false;
   int64_t calls_ = 0, replayed_ = 0, stagedSteps_ = 0;
+  uint64_t commBytes_ = 0, commCollectives_ = 0; // per run (countTraffic)
   // LPC_CUDA_GRAPHS=0 runs every step eagerly (to compare, or to debug).
   bool graphs_ = !(std::getenv("LPC_CUDA_GRAPHS") &&
                    std::string(std::getenv("LPC_CUDA_GRAPHS")) == "0");
 };
 
 } // namespace
+
+std::pair<uint64_t, uint64_t> cudaCommTraffic() {
+  return {gCommBytes.load(), gCommCollectives.load()};
+}
 
 Expected<CudaSteps> openCudaSteps(Artifact artifact,
                                   const std::string &stepName,
@@ -503,6 +532,8 @@ int trainArtifact(const std::string &path, TrainOptions options) {
   options.minLr = c.minLr;
   if (options.steps <= 0 && options.epochs <= 0)
     options.steps = t.totalSteps;
+  // The step's collectives go through NCCL, not MPI.
+  options.commSent = cudaCommTraffic;
   auto trainer = Trainer::create(t.model, options);
   if (!trainer)
     return fail(trainer.error().message());

@@ -230,29 +230,45 @@ Error NcclComm::run(const CollectiveDesc &desc,
   auto stream = reinterpret_cast<cudaStream_t>(device_.stream());
   const void *in = reinterpret_cast<const void *>(operands.in);
   void *out = reinterpret_cast<void *>(operands.out);
-  const uint64_t bytes = uint64_t(count) * width, n1 = uint64_t(ranks_ - 1);
   Error e;
   switch (desc.kind) {
   case CollectiveKind::AllReduce:
     e = n.check(n.ncclAllReduce(in, out, count, *type, op, comm, stream),
                 "ncclAllReduce", comm);
-    bytesSent_ += 2 * n1 * bytes / uint64_t(ranks_);
     break;
   case CollectiveKind::ReduceScatter:
     e = n.check(n.ncclReduceScatter(in, out, count, *type, op, comm, stream),
                 "ncclReduceScatter", comm);
-    bytesSent_ += n1 * bytes;
     break;
   case CollectiveKind::AllGather:
     e = n.check(n.ncclAllGather(in, out, count, *type, comm, stream),
                 "ncclAllGather", comm);
-    bytesSent_ += n1 * bytes;
     break;
   case CollectiveKind::Shard:
     break;
   }
+  if (e)
+    return e;
+  bytesSent_ += collectiveWireBytes(desc, ranks_);
   ++collectives_;
-  return e;
+  return Error::success();
+}
+
+uint64_t collectiveWireBytes(const CollectiveDesc &desc, int ranks) {
+  if (ranks <= 1 || desc.kind == CollectiveKind::Shard)
+    return 0;
+  const uint64_t n = uint64_t(ranks),
+                 bytes = uint64_t(desc.count) * dtypeSize(desc.dtype);
+  switch (desc.kind) {
+  case CollectiveKind::AllReduce:
+    return 2 * (n - 1) * bytes / n;
+  case CollectiveKind::ReduceScatter: // count: the block each rank keeps
+  case CollectiveKind::AllGather:     // count: the block each rank gives
+    return (n - 1) * bytes;
+  case CollectiveKind::Shard:
+    break;
+  }
+  return 0;
 }
 
 Error runCollective(Device &device, NcclComm *comm, const CollectiveDesc &desc,

@@ -6,16 +6,20 @@
 // as the full lpc-run (lpc::rt::Trainer); the model and what it was
 // compiled with (precision, learning rate and schedule) come from the
 // artifact. Options are --name=value; --config=FILE.json holds the same
-// names (the command line wins).
+// names (the command line wins). Under mpirun each rank trains on one GPU
+// and its share of every batch (docs/training.md, data parallelism on GPUs).
 //
 //===----------------------------------------------------------------------===//
 
+#include "lpc/Runtime/CommTrainer.h"
 #include "lpc/Runtime/CudaTrain.h"
 #include "lpc/Runtime/Data.h"
 #include "lpc/Runtime/File.h"
 #include "lpc/Runtime/Json.h"
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -52,6 +56,10 @@ const char kUsage[] =
     "  --log=FILE               per-step metrics (JSONL)\n"
     "  --print-every=N          progress lines when not a terminal\n"
     "  --synthetic-examples=N   examples of synthetic data\n"
+    "  --verify-ranks=N         under mpirun: check every N steps that the\n"
+    "                           ranks hold the same state (0: never)\n"
+    "  --comm-timeout=SECONDS   under mpirun: end a rank whose MPI collective\n"
+    "                           waits longer (default 600, 0: no limit)\n"
     "  --config=FILE.json       any of these options\n";
 
 int usageError(const std::string &msg) {
@@ -69,9 +77,27 @@ bool parseInt(const std::string &s, int64_t &out) {
   return true;
 }
 
+int runMain(int argc, char **argv);
+
 } // namespace
 
 int main(int argc, char **argv) {
+  // Under mpirun: one rank of a data-parallel run (MPI_Init_thread here,
+  // MPI_Finalize at the end); a plain run never touches MPI.
+  if (Error e = commInit(&argc, &argv)) {
+    std::fprintf(stderr, "lpc-run: error: %s\n", e.message().c_str());
+    return 1;
+  }
+  int rc = runMain(argc, argv);
+  if (rc != 0)
+    commAbortAll(rc); // the other ranks must not wait for this one
+  commFinalize();
+  return rc;
+}
+
+namespace {
+
+int runMain(int argc, char **argv) {
   std::string artifact;
   std::map<std::string, std::string> opts; // command line, then config
   for (int i = 1; i < argc; ++i) {
@@ -116,6 +142,8 @@ int main(int argc, char **argv) {
   TrainOptions o;
   o.dataDir = kFashionMnistDir;
   o.epochs = 0;
+  int64_t verifyRanks = 0;
+  double commTimeout = 600;
   for (const auto &[k, v] : opts) {
     bool ok = true;
     if (k == "device") {
@@ -162,6 +190,12 @@ int main(int argc, char **argv) {
       ok = parseInt(v, o.printEvery) && o.printEvery > 0;
     } else if (k == "synthetic-examples") {
       ok = parseInt(v, o.syntheticExamples) && o.syntheticExamples > 0;
+    } else if (k == "verify-ranks") {
+      ok = parseInt(v, verifyRanks) && verifyRanks >= 0;
+    } else if (k == "comm-timeout") {
+      char *end = nullptr;
+      commTimeout = std::strtod(v.c_str(), &end);
+      ok = !v.empty() && *end == 0 && commTimeout >= 0 && std::isfinite(commTimeout);
     } else {
       return usageError("unknown option '--" + k + "'");
     }
@@ -173,5 +207,9 @@ int main(int argc, char **argv) {
                       "artifacts only)");
   if (o.resume == "latest" && o.checkpointDir.empty())
     return usageError("--resume=latest needs --checkpoint-dir");
+  setCommTrainOptions(o, verifyRanks);
+  commSetTimeout(commTimeout);
   return lpc::rt::cuda::trainArtifact(artifact, o);
 }
+
+} // namespace

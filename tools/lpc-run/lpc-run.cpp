@@ -22,6 +22,7 @@
 #include "lpc/Reference/ToRuntime.h"
 #include "lpc/Runtime/BatchIterator.h"
 #include "lpc/Runtime/Comm.h"
+#include "lpc/Runtime/CommTrainer.h"
 #ifdef LPC_HAVE_CUDA_RUNTIME
 #include "lpc/Runtime/CudaTrain.h"
 #endif
@@ -381,28 +382,13 @@ rt::TrainOptions runOptions() {
   o.logFile = logFile;
   o.printEvery = printEvery;
   o.syntheticExamples = synthExamples;
-  // This process's place in a data-parallel run (Comm.h; one rank of one
-  // without mpirun).
-  o.rank = rt::commRank();
-  o.ranks = rt::commSize();
-  o.verifyRanksEvery = verifyRanks;
-  o.sameOnAllRanks = [](uint64_t h) {
-    uint64_t root = rt::commBroadcastFromRoot(h);
-    return !rt::commAny(root != h);
-  };
-  o.allGatherBytes = [](const void *mine, size_t bytes, void *all) {
-    rt::commAllGatherBytes(mine, bytes, all);
-  };
-  // What the JIT's collectives sent over MPI (a GPU step's go through NCCL
-  // and are not counted here).
-  if (device == "cpu")
-    o.commSent = [] {
-      rt::CommTraffic t = rt::commTraffic();
-      uint64_t bytes = 0;
-      for (uint64_t b : t.bytes)
-        bytes += b;
-      return std::pair<uint64_t, uint64_t>{bytes, t.collectives};
-    };
+  // This process's place in a data-parallel run (one rank of one without
+  // mpirun).
+  rt::setCommTrainOptions(o, verifyRanks);
+#ifdef LPC_HAVE_CUDA_RUNTIME
+  if (device == "cuda") // the step's collectives go through NCCL
+    o.commSent = rtc::cudaCommTraffic;
+#endif
   return o;
 }
 
@@ -731,6 +717,7 @@ int runMain(int argc, char **argv) {
       return fail(modelFile + ": a CUDA artifact runs with --device=cuda");
 #ifdef LPC_HAVE_CUDA_RUNTIME
     // Without --steps or --epochs: the steps it was compiled for.
+    rt::commSetTimeout(commTimeout);
     rt::TrainOptions o = runOptions();
     o.epochs = epochs.getNumOccurrences() ? epochs.getValue() : 0;
     return rtc::trainArtifact(modelFile, o);

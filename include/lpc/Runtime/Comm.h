@@ -58,6 +58,17 @@ bool commAny(bool value);
 /// alive does not hold the rest in MPI forever; mpirun then ends the job.
 /// 0 turns the watchdog off. Nothing with one rank.
 void commSetTimeout(double seconds);
+/// Marks, for the watchdog above, a scope in which this rank waits for the
+/// others outside MPI: a GPU step whose NCCL collectives are queued on the
+/// device's stream waits for them where it synchronizes with the stream.
+/// Scopes do not nest.
+class CommWaitScope {
+public:
+  CommWaitScope();
+  ~CommWaitScope();
+  CommWaitScope(const CommWaitScope &) = delete;
+  CommWaitScope &operator=(const CommWaitScope &) = delete;
+};
 /// Rank 0's `value`, on every rank (with one rank: `value`).
 uint64_t commBroadcastFromRoot(uint64_t value);
 /// A collective: rank 0's `bytes` bytes at `data`, on every rank (NCCL's

@@ -96,9 +96,8 @@ public:
   /// anything is queued.
   Error run(const CollectiveDesc &desc, const CollectiveOperands &operands);
 
-  /// Bytes this rank has sent (as a ring sends them: 2 (N - 1) / N of an
-  /// all-reduce's payload, (N - 1) / N of a reduce-scatter's input or an
-  /// all-gather's output) and the collectives queued.
+  /// Bytes this rank has queued for sending (collectiveWireBytes) and the
+  /// collectives queued (a CUDA graph's replays queue nothing here).
   uint64_t bytesSent() const { return bytesSent_; }
   uint64_t collectives() const { return collectives_; }
 
@@ -109,6 +108,12 @@ private:
   int rank_ = 0, ranks_ = 1;
   uint64_t bytesSent_ = 0, collectives_ = 0;
 };
+
+/// The bytes one of `ranks` ranks sends for `desc`, as a ring sends them:
+/// 2 (N - 1) / N of an all-reduce's payload, (N - 1) / N of a
+/// reduce-scatter's input or an all-gather's output; 0 for a shard or one
+/// rank.
+uint64_t collectiveWireBytes(const CollectiveDesc &desc, int ranks);
 
 /// Runs `desc` on `device`'s stream: through `comm` when there is one,
 /// else as one rank (AllReduce, ReduceScatter, AllGather and Shard are a

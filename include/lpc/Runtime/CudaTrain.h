@@ -20,8 +20,10 @@
 #include "lpc/Runtime/CudaArtifact.h"
 #include "lpc/Runtime/Trainer.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace lpc {
 namespace rt {
@@ -44,6 +46,12 @@ Expected<CudaSteps> openCudaSteps(Artifact artifact,
                                   const std::string &stepName,
                                   const std::string &evalName,
                                   std::unique_ptr<Device> device = nullptr);
+
+/// What the collectives of this process's steps have sent (bytes, as
+/// collectiveWireBytes counts them for the run's rank count, and
+/// collectives), every run counted, graph replays too: TrainOptions::commSent
+/// of a GPU run.
+std::pair<uint64_t, uint64_t> cudaCommTraffic();
 
 /// lpc-run ARTIFACT --device=cuda: trains the artifact at `path` on this
 /// machine's GPU. The model and what it was compiled with come from the
