@@ -890,7 +890,8 @@ void ncclSelftest(Device &dev, Report &r) {
       line(okAll && okHere, std::string(c.what) + how, detail);
     }
   }
-  std::printf("  sent by rank 0: %llu bytes in %llu collectives (as a ring sends them)\n",
+  std::printf("  queued by rank 0: %llu bytes (as a ring sends them) in %llu collectives "
+              "(the graph's when captured)\n",
                 (unsigned long long)(*comm)->bytesSent(),
                 (unsigned long long)(*comm)->collectives());
 }
@@ -1692,5 +1693,7 @@ int main(int argc, char **argv) {
               mib(s.peakInUse).c_str(), mib(s.peakHeld).c_str(),
               static_cast<unsigned long long>(s.allocations),
               static_cast<unsigned long long>(s.cacheHits));
+  if (status != kExitOk)
+    commAbortAll(status); // under mpirun: no rank waits for this one
   return status;
 }
