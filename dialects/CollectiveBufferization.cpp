@@ -21,6 +21,9 @@
 //   lpc_rt_shard_f32(in, out, ranks)               lpc.shard: a local copy
 //
 // The entry points copy (or test) the input when the process is one rank.
+// A bf16 or f16 input (the GPU's native-wire form) calls the same entries
+// with `_bf16` / `_f16` instead of `_f32`: the CUDA artifact's collective
+// steps of that type (GPUArtifact.cpp); the CPU runtime has none.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,6 +73,12 @@ Value kindCode(RewriterBase &b, Location loc, AllReduceKind kind) {
   return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(code));
 }
 
+/// "_f32", "_bf16" or "_f16": the entry point's suffix for `t`'s elements.
+std::string entrySuffix(Type t) {
+  Type e = cast<ShapedType>(t).getElementType();
+  return e.isBF16() ? "_bf16" : e.isF16() ? "_f16" : "_f32";
+}
+
 /// The input read in place; the result is a new buffer.
 struct AllReduceModel : ReadOnlyCallModel<AllReduceModel, AllReduceOp> {
   LogicalResult bufferize(Operation *op, RewriterBase &b,
@@ -90,7 +99,8 @@ struct AllReduceModel : ReadOnlyCallModel<AllReduceModel, AllReduceOp> {
       Value k = kindCode(b, loc, ar.getKind());
       Value wire = arith::ConstantOp::create(
           b, loc, b.getI64IntegerAttr(int64_t(ar.getCommPrecision())));
-      callRuntimeEntry(b, op, "lpc_rt_all_reduce_f32",
+      callRuntimeEntry(b, op,
+                       "lpc_rt_all_reduce" + entrySuffix(ar.getInput().getType()),
                        {inView, flatView(b, loc, out), k, wire});
     }
     replaceOpWithBufferizedValues(b, op, out);
@@ -118,17 +128,17 @@ struct ShardingModel : ReadOnlyCallModel<ShardingModel<OpT>, OpT> {
     auto i64 = [&](int64_t v) -> Value {
       return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
     };
-    StringRef entry = "lpc_rt_all_gather_f32";
+    std::string entry = "lpc_rt_all_gather";
     if constexpr (std::is_same_v<OpT, ReduceScatterOp>) {
-      entry = "lpc_rt_reduce_scatter_f32";
+      entry = "lpc_rt_reduce_scatter";
       args.push_back(kindCode(b, loc, c.getKind()));
     }
     if constexpr (std::is_same_v<OpT, ShardOp>)
-      entry = "lpc_rt_shard_f32";
+      entry = "lpc_rt_shard";
     else
       args.push_back(i64(int64_t(c.getCommPrecision())));
     args.push_back(i64(c.getRanks()));
-    callRuntimeEntry(b, op, entry, args);
+    callRuntimeEntry(b, op, entry + entrySuffix(c.getInput().getType()), args);
     replaceOpWithBufferizedValues(b, op, out);
     return success();
   }

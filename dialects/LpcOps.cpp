@@ -960,9 +960,35 @@ static LogicalResult verifyWireKind(Operation *op, Precision wire,
   return success();
 }
 
+/// A bf16 or f16 collective (the GPU's native-wire form) names its own
+/// type as the wire; the result has the input's element type.
+static LogicalResult verifyWireType(Operation *op, Type in, Type out,
+                                    Precision wire) {
+  Type e = cast<RankedTensorType>(in).getElementType();
+  if (cast<RankedTensorType>(out).getElementType() != e)
+    return op->emitOpError() << "the result " << out
+                             << " must have the input's element type " << e;
+  if (e.isF32())
+    return success();
+  Precision own = e.isBF16() ? Precision::bf16 : Precision::fp16;
+  if (wire != own)
+    return op->emitOpError()
+           << "a " << e << " input travels as itself: comm_precision must be "
+           << stringifyPrecision(own) << ", not " << stringifyPrecision(wire);
+  return success();
+}
+
 LogicalResult AllReduceOp::verify() {
   if (failed(verifyWireKind(*this, getCommPrecision(), getKind())))
     return failure();
+  if (getKind() != AllReduceKind::any_nonfinite &&
+      failed(verifyWireType(*this, getInput().getType(), getResult().getType(),
+                            getCommPrecision())))
+    return failure();
+  if (getKind() == AllReduceKind::any_nonfinite &&
+      !getInput().getType().getElementType().isF32())
+    return emitOpError() << "any_nonfinite tests an f32 input, got "
+                         << getInput().getType();
   auto in = getInput().getType();
   auto out = getResult().getType();
   if (getKind() == AllReduceKind::any_nonfinite) {
@@ -1011,13 +1037,18 @@ LogicalResult ReduceScatterOp::verify() {
   if (getKind() == AllReduceKind::any_nonfinite)
     return emitOpError() << "kind must be sum, mean or max (any_nonfinite is "
                             "lpc.all_reduce's)";
-  if (failed(verifyWireKind(*this, getCommPrecision(), getKind())))
+  if (failed(verifyWireKind(*this, getCommPrecision(), getKind())) ||
+      failed(verifyWireType(*this, getInput().getType(), getResult().getType(),
+                            getCommPrecision())))
     return failure();
   return verifyRankBlocks(*this, getInput().getType(), getResult().getType(),
                           getRanks(), "input", "result");
 }
 
 LogicalResult AllGatherOp::verify() {
+  if (failed(verifyWireType(*this, getInput().getType(), getResult().getType(),
+                            getCommPrecision())))
+    return failure();
   return verifyRankBlocks(*this, getResult().getType(), getInput().getType(),
                           getRanks(), "result", "input");
 }

@@ -2,6 +2,7 @@
 
 #include "lpc/Backend/CPUBackend.h"
 #include "lpc/Conversion/Passes.h"
+#include "lpc/Dialect/LpcOps.h"
 #include "lpc/Runtime/Comm.h"
 #include "lpc/Runtime/Gemm.h"
 #include "lpc/Runtime/Parallel.h"
@@ -19,6 +20,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA256.h"
@@ -459,6 +461,30 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
     if (fn.getSymName() != name)
       fn.erase();
   auto fn = copy->lookupSymbol<func::FuncOp>(name);
+  // The CPU runtime's collectives take f32 (runtime/comm); a bf16 or f16
+  // one is the GPU's native-wire form (lpc-native-wire-collectives).
+  Operation *narrow = nullptr;
+  fn.walk([&](Operation *op) {
+    if (isa<AllReduceOp, ReduceScatterOp, AllGatherOp>(op) &&
+        !cast<ShapedType>(op->getOperand(0).getType()).getElementType().isF32())
+      narrow = op;
+  });
+  if (narrow) {
+    std::string loc;
+    llvm::raw_string_ostream os(loc);
+    if (auto fl = dyn_cast<FileLineColLoc>(narrow->getLoc()))
+      os << fl.getFilename().getValue() << ":" << fl.getLine() << ":"
+         << fl.getColumn();
+    else
+      narrow->getLoc().print(os);
+    return llvm::createStringError(
+        "@" + name.str() + ": '" + narrow->getName().getStringRef().str() +
+        "' of a " +
+        llvm::formatv("{0}", narrow->getOperand(0).getType()).str() + " at " +
+        loc +
+        ": the CPU's collectives take f32 tensors (a narrow wire is their "
+        "comm_precision)");
+  }
   MLIRContext *ctx = module.getContext();
   fn->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
   // The slots above hold the interface; codegen keeps only what lowering

@@ -414,8 +414,17 @@ llvm::Expected<json::Object> FunctionWriter::collective(func::CallOp op) {
   // Operands (CollectiveBufferization.cpp): in, out, then the i64 constants
   // kind (all_reduce, reduce_scatter), wire (not shard's), ranks (not
   // all_reduce's).
+  // The element type: f32, or bf16 / f16 (lpc-native-wire-collectives),
+  // whose wire format is the type itself (Precision's value).
   StringRef kind = callee;
-  if (!kind.consume_front("lpc_rt_") || !kind.consume_back("_f32") ||
+  const char *dtype = kind.consume_back("_f32")    ? "F32"
+                      : kind.consume_back("_bf16") ? "BF16"
+                      : kind.consume_back("_f16")  ? "F16"
+                                                   : nullptr;
+  int64_t ownWire = StringRef(dtype ? dtype : "") == "BF16"  ? 2
+                    : StringRef(dtype ? dtype : "") == "F16" ? 1
+                                                             : 0;
+  if (!dtype || !kind.consume_front("lpc_rt_") ||
       !llvm::is_contained({"all_reduce", "reduce_scatter", "all_gather", "shard"},
                           kind))
     return fail(op, "a call to @" + callee +
@@ -435,7 +444,7 @@ llvm::Expected<json::Object> FunctionWriter::collective(func::CallOp op) {
                       "be constants");
     ints.push_back(*c);
   }
-  json::Object o{{"op", kind}, {"dtype", "F32"}};
+  json::Object o{{"op", kind}, {"dtype", dtype}};
   unsigned next = 0;
   if (reduces) {
     int64_t k = ints[next++];
@@ -444,11 +453,13 @@ llvm::Expected<json::Object> FunctionWriter::collective(func::CallOp op) {
       return fail(op, "reduction kind " + Twine(k) + " is not sum, mean or max");
     o["reduce"] = kinds[k];
   }
-  if (hasWire && ints[next++] != 0)
-    // The narrow formats' semantics (a shared FP8 scale, f32 sums in rank
-    // order, Comm.h) have no NCCL steps yet.
-    return fail(op, "a collective with a narrow comm_precision: the GPU's "
-                    "collectives move f32 so far (--comm-precision=fp32)");
+  if (hasWire && ints[next++] != ownWire)
+    // An f32 tensor with a narrow comm_precision has the CPU's semantics
+    // (f32 sums in rank order, a shared FP8 scale): lpc-native-wire-
+    // collectives rewrites bf16 and fp16 into collectives of that type.
+    return fail(op, "an f32 collective with a narrow comm_precision: the "
+                    "GPU moves bf16 and fp16 as tensors of that type "
+                    "(lpc-native-wire-collectives), FP8 not at all");
   if (hasRanks)
     o["ranks"] = ints[next++];
   auto in = view(op.getOperand(0), op);

@@ -90,7 +90,8 @@ mlir::lpc::gpuCodegenPipeline(StringRef chip, StringRef libdevice) {
                                            /*gpuLoops=*/true);
   // LLVM's default PTX for sm_89 (7.8) has the FP8 cvt for sm_90 only.
   std::string features = fp8Cvt && *sm < 90 ? " features=+ptx81" : "";
-  return front + ","
+  // bf16 / fp16 collectives as tensors of that type, for NCCL.
+  return "lpc-native-wire-collectives," + front + ","
       // GEMMs become host calls (cuBLASLt in the artifact's schedule).
       + std::string(fp8Cvt ? "lpc-gemm-to-calls{fp8=true}," : "lpc-gemm-to-calls,") +
       // Copies between strided views become kernels; the contiguous ones

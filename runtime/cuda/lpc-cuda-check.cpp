@@ -761,52 +761,69 @@ void ncclSelftest(Device &dev, Report &r) {
   }
   std::printf("NCCL self-test: NCCL %d (%s), %d rank(s)\n", (*comm)->info().version,
                 (*comm)->info().path.c_str(), ranks);
-  // Odd sizes: nothing lines up with NCCL's chunks.
+  // Odd sizes: nothing lines up with NCCL's chunks. The f32 input, and
+  // the same values rounded to bf16 for the bf16 collectives
+  // (lpc-native-wire-collectives' form).
   const int64_t k = 4099, n = k * ranks;
-  std::vector<float> x(size_t(n), 0.0f), all(size_t(n) * size_t(ranks));
+  std::vector<double> xd(static_cast<size_t>(n));
   Rng rng(0x5eed + uint64_t(rank));
-  for (float &v : x)
-    v = float((rng.uniform() * 4.0 - 2.0) * (1.0 + rank)); // never all zero
+  for (double &v : xd)
+    v = (rng.uniform() * 4.0 - 2.0) * (1.0 + rank); // never all zero
+  std::vector<float> x(xd.begin(), xd.end());
+  std::vector<uint8_t> xb = encodeAs(DType::BF16, xd);
+  // Every rank's inputs (as each type holds them), for the references.
+  std::vector<float> all(size_t(n) * size_t(ranks));
+  std::vector<uint8_t> allbBytes(xb.size() * size_t(ranks));
   commAllGatherBytes(x.data(), x.size() * sizeof(float), all.data());
+  commAllGatherBytes(xb.data(), xb.size(), allbBytes.data());
+  std::vector<double> allb = decodeAs(DType::BF16, allbBytes.data(), allbBytes.size() / 2);
 
-  auto slot = [](int64_t elems) {
+  auto slot = [](DType t, int64_t elems) {
     Slot s;
+    s.dtype = t;
     s.shape = {elems};
     return s;
   };
-  auto view = [](ViewSpace space, uint64_t index, int64_t elems) {
+  auto view = [](ViewSpace space, uint64_t index, DType t, int64_t elems) {
     View v;
     v.space = space;
     v.index = index;
     v.sizes = {elems};
     v.strides = {1};
+    v.elemBytes = uint32_t(dtypeSize(t));
     return v;
   };
   struct Case {
     const char *what;
     CollectiveKind kind;
     CollectiveReduce reduce;
+    DType dtype;
     int64_t outElems;
   } cases[] = {
-      {"all_reduce sum", CollectiveKind::AllReduce, CollectiveReduce::Sum, n},
-      {"all_reduce mean", CollectiveKind::AllReduce, CollectiveReduce::Mean, n},
-      {"all_reduce max", CollectiveKind::AllReduce, CollectiveReduce::Max, n},
-      {"reduce_scatter sum", CollectiveKind::ReduceScatter, CollectiveReduce::Sum, k},
-      {"reduce_scatter mean", CollectiveKind::ReduceScatter, CollectiveReduce::Mean, k},
-      {"all_gather", CollectiveKind::AllGather, CollectiveReduce::Sum, n * ranks},
-      {"shard", CollectiveKind::Shard, CollectiveReduce::Sum, k},
+      {"all_reduce sum", CollectiveKind::AllReduce, CollectiveReduce::Sum, DType::F32, n},
+      {"all_reduce mean", CollectiveKind::AllReduce, CollectiveReduce::Mean, DType::F32, n},
+      {"all_reduce max", CollectiveKind::AllReduce, CollectiveReduce::Max, DType::F32, n},
+      {"reduce_scatter sum", CollectiveKind::ReduceScatter, CollectiveReduce::Sum, DType::F32, k},
+      {"reduce_scatter mean", CollectiveKind::ReduceScatter, CollectiveReduce::Mean, DType::F32,
+       k},
+      {"all_gather", CollectiveKind::AllGather, CollectiveReduce::Sum, DType::F32, n * ranks},
+      {"shard", CollectiveKind::Shard, CollectiveReduce::Sum, DType::F32, k},
+      {"all_reduce mean BF16", CollectiveKind::AllReduce, CollectiveReduce::Mean, DType::BF16, n},
+      {"reduce_scatter mean BF16", CollectiveKind::ReduceScatter, CollectiveReduce::Mean,
+       DType::BF16, k},
   };
   ArtifactFunction f;
   f.name = "nccl_selftest";
-  f.args = {slot(n)};
+  f.args = {slot(DType::F32, n), slot(DType::BF16, n)};
   for (const Case &c : cases) {
     CollectiveOp op;
     op.kind = c.kind;
     op.reduce = c.reduce;
+    op.dtype = c.dtype;
     op.ranks = c.kind == CollectiveKind::AllReduce ? 0 : ranks;
-    op.in = view(ViewSpace::Arg, 0, n);
-    op.out = view(ViewSpace::Result, f.results.size(), c.outElems);
-    f.results.push_back(slot(c.outElems));
+    op.in = view(ViewSpace::Arg, c.dtype == DType::F32 ? 0 : 1, c.dtype, n);
+    op.out = view(ViewSpace::Result, f.results.size(), c.dtype, c.outElems);
+    f.results.push_back(slot(c.dtype, c.outElems));
     f.ops.push_back(op);
   }
   NcclComm *nccl = comm->get();
@@ -820,11 +837,13 @@ void ncclSelftest(Device &dev, Report &r) {
     line(false, "NCCL self-test function", fn.error().message());
     return;
   }
-  std::vector<std::vector<float>> out;
+  std::vector<std::vector<uint8_t>> out;
   for (const Case &c : cases)
-    out.emplace_back(size_t(c.outElems), std::nanf(""));
+    out.emplace_back(size_t(c.outElems) * dtypeSize(c.dtype), 0xff); // NaNs
 
-  // The references, in double.
+  // The references, in double. f32 sums in NCCL's order differ from any
+  // other order by a few ulps of the magnitudes summed; bf16 ones round
+  // every partial sum (NCCL) or the total (the fake) to 8 bits.
   auto expected = [&](const Case &c, int64_t i, double *tol) -> double {
     *tol = 0;
     if (c.kind == CollectiveKind::AllGather)
@@ -832,22 +851,25 @@ void ncclSelftest(Device &dev, Report &r) {
     if (c.kind == CollectiveKind::Shard)
       return x[size_t(rank * k + i)];
     int64_t at = c.kind == CollectiveKind::ReduceScatter ? rank * k + i : i;
+    const bool bf16 = c.dtype == DType::BF16;
     double sum = 0, mag = 0, mx = -INFINITY;
     for (int q = 0; q < ranks; ++q) {
-      double v = all[size_t(q) * size_t(n) + size_t(at)];
+      size_t j = size_t(q) * size_t(n) + size_t(at);
+      double v = bf16 ? allb[j] : double(all[j]);
       sum += v, mag += std::fabs(v), mx = std::max(mx, v);
     }
     if (c.reduce == CollectiveReduce::Max)
       return mx;
-    // f32 rounding of every partial sum (and of the division).
-    *tol = 2.0 * ranks * 6e-8 * mag;
-    return c.reduce == CollectiveReduce::Mean ? sum / ranks : sum;
+    bool mean = c.reduce == CollectiveReduce::Mean;
+    *tol = (bf16 ? ranks * std::ldexp(1.0, -8) : 2.0 * ranks * 6e-8) * mag /
+           (mean ? ranks : 1);
+    return mean ? sum / ranks : sum;
   };
   for (int pass = 0; pass < 2; ++pass) {
     const char *how = pass == 0 ? "" : " (CUDA graph)";
     for (auto &o : out)
-      std::fill(o.begin(), o.end(), std::nanf(""));
-    std::vector<const void *> args{x.data()};
+      std::fill(o.begin(), o.end(), uint8_t(0xff));
+    std::vector<const void *> args{x.data(), xb.data()};
     std::vector<void *> results;
     for (auto &o : out)
       results.push_back(o.data());
@@ -866,11 +888,12 @@ void ncclSelftest(Device &dev, Report &r) {
     }
     for (size_t ci = 0; ci < out.size(); ++ci) {
       const Case &c = cases[ci];
+      std::vector<double> got = decodeAs(c.dtype, out[ci].data(), size_t(c.outElems));
       double worst = 0;
       int64_t bad = -1;
       for (int64_t i = 0; i < c.outElems; ++i) {
         double tol = 0, want = expected(c, i, &tol);
-        double err = std::fabs(double(out[ci][size_t(i)]) - want);
+        double err = std::fabs(got[size_t(i)] - want);
         if (!(err <= tol)) {
           bad = i;
           break;
@@ -882,7 +905,7 @@ void ncclSelftest(Device &dev, Report &r) {
       if (!okHere) {
         double tol = 0, want = expected(c, bad, &tol);
         std::snprintf(detail, sizeof(detail), "rank %d element %lld: %.9g, expected %.9g",
-                      rank, (long long)bad, double(out[ci][size_t(bad)]), want);
+                      rank, (long long)bad, got[size_t(bad)], want);
       } else {
         std::snprintf(detail, sizeof(detail), "%lld elements%s, max error %.3g",
                       (long long)c.outElems, okAll ? "" : " (another rank failed)", worst);

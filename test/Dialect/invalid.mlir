@@ -1710,9 +1710,50 @@ func.func @all_reduce_any_nonfinite_type(%g: tensor<4x8xf32>) {
 
 // -----
 
+// A bf16 input (the GPU's native-wire form) names its own type as the wire.
 func.func @all_reduce_bf16(%g: tensor<4x8xbf16>) {
-  // expected-error @+1 {{'lpc.all_reduce' op operand #0 must be ranked tensor of 32-bit float values}}
-  %0 = lpc.all_reduce %g sum : tensor<4x8xbf16> -> tensor<4x8xbf16>
+  // expected-error @+1 {{'lpc.all_reduce' op a 'bf16' input travels as itself: comm_precision must be bf16, not fp32}}
+  %0 = lpc.all_reduce %g mean : tensor<4x8xbf16> -> tensor<4x8xbf16>
+  return
+}
+
+// -----
+
+func.func @all_reduce_bf16_as_fp16(%g: tensor<4x8xbf16>) {
+  // expected-error @+1 {{'lpc.all_reduce' op a 'bf16' input travels as itself: comm_precision must be bf16, not fp16}}
+  %0 = lpc.all_reduce %g mean {comm_precision = #lpc.precision<fp16>} : tensor<4x8xbf16> -> tensor<4x8xbf16>
+  return
+}
+
+// -----
+
+func.func @all_reduce_bf16_to_f32(%g: tensor<4x8xbf16>) {
+  // expected-error @+1 {{'lpc.all_reduce' op the result 'tensor<4x8xf32>' must have the input's element type 'bf16'}}
+  %0 = lpc.all_reduce %g mean {comm_precision = #lpc.precision<bf16>} : tensor<4x8xbf16> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_fp8(%g: tensor<4x8xf8E4M3FN>) {
+  // expected-error @+1 {{'lpc.all_reduce' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  %0 = lpc.all_reduce %g mean : tensor<4x8xf8E4M3FN> -> tensor<4x8xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @any_nonfinite_bf16(%g: tensor<4x8xbf16>) {
+  // expected-error @+1 {{'lpc.all_reduce' op any_nonfinite tests an f32 input, got 'tensor<4x8xbf16>'}}
+  %0 = lpc.all_reduce %g any_nonfinite : tensor<4x8xbf16> -> tensor<i1>
+  return
+}
+
+// -----
+
+func.func @reduce_scatter_f16(%g: tensor<4x8xf16>) {
+  // expected-error @+1 {{'lpc.reduce_scatter' op a 'f16' input travels as itself: comm_precision must be fp16, not bf16}}
+  %0 = lpc.reduce_scatter %g mean ranks(2) {comm_precision = #lpc.precision<bf16>} : tensor<4x8xf16> -> tensor<2x8xf16>
   return
 }
 

@@ -623,6 +623,20 @@ func.func @all_reduce(%g: tensor<4x8xf32>, %s: tensor<f32>)
 // GENERIC-LABEL: sym_name = "all_reduce"
 // GENERIC: "lpc.all_reduce"(%{{.*}}) <{comm_precision = #lpc.precision<fp32>, kind = #lpc<all_reduce_kind mean>}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
 
+// The GPU's native-wire form (lpc-native-wire-collectives): bf16 and f16
+// tensors that travel as themselves.
+// CHECK-LABEL: func.func @native_wire_collectives
+func.func @native_wire_collectives(%g: tensor<12x5xbf16>, %h: tensor<4x5xf16>)
+    -> (tensor<12x5xbf16>, tensor<4x5xbf16>, tensor<12x5xf16>) {
+  // CHECK-NEXT: lpc.all_reduce %{{.*}} mean {comm_precision = #lpc.precision<bf16>} : tensor<12x5xbf16> -> tensor<12x5xbf16>{{$}}
+  %0 = lpc.all_reduce %g mean {comm_precision = #lpc.precision<bf16>} : tensor<12x5xbf16> -> tensor<12x5xbf16>
+  // CHECK-NEXT: lpc.reduce_scatter %{{.*}} mean ranks(3) {comm_precision = #lpc.precision<bf16>} : tensor<12x5xbf16> -> tensor<4x5xbf16>{{$}}
+  %1 = lpc.reduce_scatter %g mean ranks(3) {comm_precision = #lpc.precision<bf16>} : tensor<12x5xbf16> -> tensor<4x5xbf16>
+  // CHECK-NEXT: lpc.all_gather %{{.*}} ranks(3) {comm_precision = #lpc.precision<fp16>} : tensor<4x5xf16> -> tensor<12x5xf16>{{$}}
+  %2 = lpc.all_gather %h ranks(3) {comm_precision = #lpc.precision<fp16>} : tensor<4x5xf16> -> tensor<12x5xf16>
+  return %0, %1, %2 : tensor<12x5xbf16>, tensor<4x5xbf16>, tensor<12x5xf16>
+}
+
 // CHECK-LABEL: func.func @sharding_collectives
 // CHECK-SAME: (%[[B:.*]]: tensor<12x5xf32>, %[[P:.*]]: tensor<4x5xf32>)
 func.func @sharding_collectives(%b: tensor<12x5xf32>, %p: tensor<4x5xf32>)

@@ -679,12 +679,13 @@ int runMain(int argc, char **argv) {
     return fail("--zero=1" + origin("zero") +
                 " shards the optimizer between the ranks of a data-parallel "
                 "run: use it under mpirun, or with --data-parallel");
-  // The GPU's collectives are NCCL's own f32 ones so far: the narrow wire
-  // formats (a shared FP8 scale, rank-order f32 sums) are the CPU's.
-  if (parallel && device == "cuda" && commPrecision != "fp32")
+  // The GPU's collectives are NCCL's: bf16 and fp16 natively
+  // (lpc-native-wire-collectives); the FP8 wire (a shared scale, rank-order
+  // f32 sums) is the CPU's only.
+  if (parallel && device == "cuda" && StringRef(commPrecision).starts_with("fp8"))
     return fail("--comm-precision=" + commPrecision + origin("comm-precision") +
                 " with --device=cuda: the GPU back end (NCCL) moves gradients "
-                "in fp32 only so far; use --comm-precision=fp32");
+                "in fp32, bf16 or fp16 so far");
 
   if (!emitArtifact.empty() && device != "cuda")
     return fail("--emit-artifact needs --device=cuda");

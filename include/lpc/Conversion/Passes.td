@@ -515,6 +515,24 @@ def LpcParallelDimsOuter : Pass<"lpc-parallel-dims-outer"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LpcNativeWireCollectives
+    : Pass<"lpc-native-wire-collectives", "::mlir::ModuleOp"> {
+  let summary = "Sends the GPU's bf16 and fp16 collectives as tensors of "
+                "that type (NCCL reduces them natively)";
+  let description = [{
+    The first pass of lpc-gpu-codegen. An f32 `lpc.all_reduce`,
+    `lpc.reduce_scatter` or `lpc.all_gather` whose `comm_precision` is
+    `bf16` or `fp16` becomes a cast of its input to that type, the same
+    collective on the narrow tensor (NCCL's bf16 / f16 reductions: half the
+    bytes on the wire) and a cast of the result back to f32. Its numerics
+    are NCCL's, not the CPU runtime's (which rounds once, sums in f32 in rank
+    order and rounds the mean once): NCCL adds in its own order and rounds
+    each partial sum to the type, so N ranks round up to N - 1 more times.
+    FP8 wire formats have no GPU form yet: they are an error naming the op.
+  }];
+  let dependentDialects = ["::mlir::lpc::LpcDialect"];
+}
+
 def LpcSinkConstantGlobals
     : Pass<"lpc-sink-constant-globals", "::mlir::ModuleOp"> {
   let summary = "Moves the constant tensors a GPU kernel reads into the "

@@ -56,6 +56,14 @@ def Lpc_AllReduceOp : Lpc_Op<"all_reduce", [Pure, KeepFP32Precision]> {
     is not finite), and a bf16/fp16 one stays non-finite, so the found-inf
     test of dynamic loss scaling that follows still sees it.
 
+    A `bf16` or `f16` `input` is the GPU's form of a narrow
+    `comm_precision` (lpc-native-wire-collectives writes it from an f32
+    input, between two casts, and NCCL runs it): the values travel and
+    reduce in their own type, in the collective library's order, each
+    partial result rounded to the type (not the f32 rank-order sums above).
+    `comm_precision` must name that type. The CPU runtime takes f32 inputs
+    only.
+
     With one process (a plain `lpc-run`, and the reference evaluator, which
     is one rank) the result is the input for `sum`, `mean` and `max`, and
     the non-finite test of the input for `any_nonfinite`: nothing goes on a
@@ -78,7 +86,7 @@ def Lpc_AllReduceOp : Lpc_Op<"all_reduce", [Pure, KeepFP32Precision]> {
         : tensor<1024xf32> -> tensor<1024xf32>
     ```
   }];
-  let arguments = (ins Lpc_F32Tensor:$input, Lpc_AllReduceKindAttr:$kind,
+  let arguments = (ins Lpc_WideFloatTensor:$input, Lpc_AllReduceKindAttr:$kind,
                    DefaultValuedAttr<Lpc_PrecisionAttr,
                                      "::mlir::lpc::Precision::fp32">:$comm_precision);
   let results = (outs Lpc_Tensor:$result);
@@ -116,6 +124,14 @@ def Lpc_ReduceScatterOp
     non-finite element anywhere makes the whole FP8 result NaN; in bf16 and
     fp16 it stays non-finite.
 
+    A `bf16` or `f16` `input` is the GPU's form of a narrow
+    `comm_precision` (lpc-native-wire-collectives writes it from an f32
+    input, between two casts, and NCCL runs it): the values travel and
+    reduce in their own type, in the collective library's order, each
+    partial result rounded to the type (not the f32 rank-order sums above).
+    `comm_precision` must name that type. The CPU runtime takes f32 inputs
+    only.
+
     With `ranks = 1` (one process; the reference evaluator is one rank)
     the result is the input: nothing goes on a wire, so nothing is rounded.
     The reference evaluator refuses `ranks > 1`.
@@ -130,11 +146,11 @@ def Lpc_ReduceScatterOp
         : tensor<1024xf32> -> tensor<256xf32>
     ```
   }];
-  let arguments = (ins Lpc_F32Tensor:$input, Lpc_AllReduceKindAttr:$kind,
+  let arguments = (ins Lpc_WideFloatTensor:$input, Lpc_AllReduceKindAttr:$kind,
                    ConfinedAttr<I64Attr, [IntMinValue<1>]>:$ranks,
                    DefaultValuedAttr<Lpc_PrecisionAttr,
                                      "::mlir::lpc::Precision::fp32">:$comm_precision);
-  let results = (outs Lpc_F32Tensor:$result);
+  let results = (outs Lpc_WideFloatTensor:$result);
   let assemblyFormat = [{
     $input $kind `ranks` `(` $ranks `)` attr-dict `:` type($input) `->`
     type($result)
@@ -161,6 +177,14 @@ def Lpc_AllGatherOp : Lpc_Op<"all_gather", [Pure, KeepFP32Precision]> {
     by it after (exactly). A non-finite element anywhere makes the whole
     FP8 result NaN; in bf16 and fp16 it stays non-finite.
 
+    A `bf16` or `f16` `input` is the GPU's form of a narrow
+    `comm_precision` (lpc-native-wire-collectives writes it from an f32
+    input, between two casts, and NCCL runs it): the values travel and
+    reduce in their own type, in the collective library's order, each
+    partial result rounded to the type (not the f32 rank-order sums above).
+    `comm_precision` must name that type. The CPU runtime takes f32 inputs
+    only.
+
     With `ranks = 1` the result is the input, unrounded. The reference
     evaluator refuses `ranks > 1`.
 
@@ -171,11 +195,11 @@ def Lpc_AllGatherOp : Lpc_Op<"all_gather", [Pure, KeepFP32Precision]> {
     %all = lpc.all_gather %shard ranks(4) : tensor<256xf32> -> tensor<1024xf32>
     ```
   }];
-  let arguments = (ins Lpc_F32Tensor:$input,
+  let arguments = (ins Lpc_WideFloatTensor:$input,
                    ConfinedAttr<I64Attr, [IntMinValue<1>]>:$ranks,
                    DefaultValuedAttr<Lpc_PrecisionAttr,
                                      "::mlir::lpc::Precision::fp32">:$comm_precision);
-  let results = (outs Lpc_F32Tensor:$result);
+  let results = (outs Lpc_WideFloatTensor:$result);
   let assemblyFormat = [{
     $input `ranks` `(` $ranks `)` attr-dict `:` type($input) `->`
     type($result)

@@ -192,16 +192,17 @@ def check_function(fn):
                 problem(f"{where} op {k}: copy between non-contiguous or "
                         f"unequal views")
         elif op["op"] in collectives:
-            # NCCL's: contiguous f32 views; one side holds `ranks` blocks
+            # NCCL's: contiguous F32, BF16 or F16 views of the dtype; one
+            # side holds `ranks` blocks
             # of the other (all_reduce: the same size).
             i, o = op["in"], op["out"]
             view(i, k, op["op"] + " in")
             view(o, k, op["op"] + " out")
             blocks = 1 if op["op"] == "all_reduce" else op["ranks"]
             small, large = ((i, o) if op["op"] == "all_gather" else (o, i))
-            if not (contiguous(i) and contiguous(o)) or \
-                    op["dtype"] != "F32" or i["elem_bytes"] != 4 or \
-                    o["elem_bytes"] != 4 or \
+            width = {"F32": 4, "BF16": 2, "F16": 2}.get(op["dtype"])
+            if not (contiguous(i) and contiguous(o)) or width is None or \
+                    i["elem_bytes"] != width or o["elem_bytes"] != width or \
                     numel(large["sizes"]) != blocks * numel(small["sizes"]):
                 problem(f"{where} op {k}: {op['op']} views do not fit")
         else:
