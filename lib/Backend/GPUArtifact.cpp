@@ -12,8 +12,9 @@
 //   func.call @lpc_rt_attention_{fwd,bwd}_{bf16,f16} (lpc.attention's
 //     bufferization, dialects/AttentionBufferization.cpp)
 //                           -> attention, attention_backward (cuDNN)
-//   func.call @lpc_rt_{all_reduce,reduce_scatter,all_gather,shard}_f32
-//     (dialects/CollectiveBufferization.cpp; f32 on the wire)
+//   func.call @lpc_rt_{all_reduce,reduce_scatter,all_gather,shard}_{f32,
+//     bf16,f16} (dialects/CollectiveBufferization.cpp; bf16 / f16 from
+//     lpc-native-wire-collectives)
 //                           -> all_reduce, reduce_scatter, all_gather, shard
 //                              (NCCL, runtime/cuda/Nccl.cpp)
 //   memref.copy             -> copy
@@ -413,18 +414,24 @@ llvm::Expected<json::Object> FunctionWriter::collective(func::CallOp op) {
                     "with max instead)");
   // Operands (CollectiveBufferization.cpp): in, out, then the i64 constants
   // kind (all_reduce, reduce_scatter), wire (not shard's), ranks (not
-  // all_reduce's).
-  // The element type: f32, or bf16 / f16 (lpc-native-wire-collectives),
-  // whose wire format is the type itself (Precision's value).
+  // all_reduce's). The element type is the callee's suffix: f32, or bf16 /
+  // f16 (lpc-native-wire-collectives), whose wire is the type itself
+  // (Precision's value: fp32 0, fp16 1, bf16 2).
+  struct Element {
+    StringRef suffix;
+    const char *dtype;
+    int64_t wire;
+  };
+  static const Element elements[] = {
+      {"_f32", "F32", 0}, {"_bf16", "BF16", 2}, {"_f16", "F16", 1}};
   StringRef kind = callee;
-  const char *dtype = kind.consume_back("_f32")    ? "F32"
-                      : kind.consume_back("_bf16") ? "BF16"
-                      : kind.consume_back("_f16")  ? "F16"
-                                                   : nullptr;
-  int64_t ownWire = StringRef(dtype ? dtype : "") == "BF16"  ? 2
-                    : StringRef(dtype ? dtype : "") == "F16" ? 1
-                                                             : 0;
-  if (!dtype || !kind.consume_front("lpc_rt_") ||
+  const Element *element = nullptr;
+  for (const Element &e : elements)
+    if (kind.consume_back(e.suffix)) {
+      element = &e;
+      break;
+    }
+  if (!element || !kind.consume_front("lpc_rt_") ||
       !llvm::is_contained({"all_reduce", "reduce_scatter", "all_gather", "shard"},
                           kind))
     return fail(op, "a call to @" + callee +
@@ -444,7 +451,7 @@ llvm::Expected<json::Object> FunctionWriter::collective(func::CallOp op) {
                       "be constants");
     ints.push_back(*c);
   }
-  json::Object o{{"op", kind}, {"dtype", dtype}};
+  json::Object o{{"op", kind}, {"dtype", element->dtype}};
   unsigned next = 0;
   if (reduces) {
     int64_t k = ints[next++];
@@ -453,7 +460,7 @@ llvm::Expected<json::Object> FunctionWriter::collective(func::CallOp op) {
       return fail(op, "reduction kind " + Twine(k) + " is not sum, mean or max");
     o["reduce"] = kinds[k];
   }
-  if (hasWire && ints[next++] != ownWire)
+  if (hasWire && ints[next++] != element->wire)
     // An f32 tensor with a narrow comm_precision has the CPU's semantics
     // (f32 sums in rank order, a shared FP8 scale): lpc-native-wire-
     // collectives rewrites bf16 and fp16 into collectives of that type.

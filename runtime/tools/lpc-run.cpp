@@ -58,8 +58,8 @@ const char kUsage[] =
     "  --synthetic-examples=N   examples of synthetic data\n"
     "  --verify-ranks=N         under mpirun: check every N steps that the\n"
     "                           ranks hold the same state (0: never)\n"
-    "  --comm-timeout=SECONDS   under mpirun: end a rank whose MPI collective\n"
-    "                           waits longer (default 600, 0: no limit)\n"
+    "  --comm-timeout=SECONDS   under mpirun: end a rank that waits longer\n"
+    "                           for the others (default 600, 0: no limit)\n"
     "  --config=FILE.json       any of these options\n";
 
 int usageError(const std::string &msg) {
