@@ -1084,6 +1084,66 @@ def _index_select(I, node, x, dim, index):
     return I.transpose(I.reshape(rows, (k,) + rest), back)
 
 
+@handles("aten.flip.default")
+def _flip(I, node, x, dims):
+    # The rows in reverse along each dim: an index_select with a constant
+    # reversed index, whose gradient (the embedding's) flips back.
+    import torch
+    for d in dims:
+        d = d % len(x.shape)
+        n = x.shape[d]
+        if n > 1:
+            x = _index_select(I, node, x, d, I.const(torch.arange(n - 1, -1, -1), "i32"))
+    return x
+
+
+@handles("aten.roll.default")
+def _roll(I, node, x, shifts, dims=()):
+    # Each shift is a slice of the last s rows followed by the rest (lpc.slice
+    # and lpc.concat); no dims: the flattened tensor rolls, shape kept.
+    shape = x.shape
+    if not dims:
+        n = 1
+        for d in shape:
+            n *= d
+        return I.reshape(_roll(I, node, I.reshape(x, (n,)), shifts, [0]), shape)
+    if len(shifts) != len(dims):
+        fail("roll needs one shift per dim")
+    for s, d in zip(shifts, dims):
+        d = d % len(x.shape)
+        n = x.shape[d]
+        s = s % n if n else 0
+        if s:
+            x = _concat(I, [I.slice(x, d, n - s, n), I.slice(x, d, 0, n - s)], d, x.shape)
+    return x
+
+
+def _like(I, node, x, value, dtype):
+    # A tensor of x's shape whose values do not depend on x: a constant.
+    et = elem_type(dtype) if dtype is not None else x.et
+    return I.scalar_like(value, V(x.shape, et), _out_shape(node))
+
+
+@handles("aten.zeros_like.default", "aten.ones_like.default")
+def _zeros_ones_like(I, node, x, dtype=None, **_):
+    return _like(I, node, x, 1 if "ones" in _op_name(node.target) else 0, dtype)
+
+
+@handles("aten.full_like.default")
+def _full_like(I, node, x, fill_value, dtype=None, **_):
+    return _like(I, node, x, fill_value, dtype)
+
+
+@handles("aten.new_zeros.default", "aten.new_ones.default")
+def _new_zeros_ones(I, node, x, size, dtype=None, **_):
+    return _like(I, node, x, 1 if "ones" in _op_name(node.target) else 0, dtype)
+
+
+@handles("aten.new_full.default")
+def _new_full(I, node, x, size, fill_value, dtype=None, **_):
+    return _like(I, node, x, fill_value, dtype)
+
+
 @handles("aten.index.Tensor")
 def _index(I, node, x, indices):
     # Advanced indexing with one integer index tensor, x[..., idx, ...]: a
