@@ -78,14 +78,16 @@ void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm, bool profile,
                                         int64_t parallelMinWork,
                                         bool gpuLoopPasses, bool gpuSizes) {
   // --gpu-loop-passes also takes the GPU's GEMM lowering: FP8 GEMMs as
-  // TN calls, which the CPU library runs too.
+  // TN calls, which the CPU library runs too, and constant operands copied
+  // by a loop nest first.
   std::string pipeline =
       lpcToBuffersPipeline(/*fp8HardwareCvt=*/false, gpuLoopPasses,
                            /*parallelColumnsMinWork=*/gpuLoopPasses
                                ? 0
                                : parallelMinWork,
                            /*gpuLoops=*/gpuLoopPasses) +
-      (gpuLoopPasses ? ",lpc-gemm-to-calls{fp8=true}" : ",lpc-gemm-to-calls");
+      (gpuLoopPasses ? ",lpc-gemm-to-calls{fp8=true device-operands=true}"
+                     : ",lpc-gemm-to-calls");
   if (profile)
     pipeline += ",lpc-profile-marks";
   pipeline += ",";

@@ -93,7 +93,9 @@ mlir::lpc::gpuCodegenPipeline(StringRef chip, StringRef libdevice) {
   // bf16 / fp16 collectives as tensors of that type, for NCCL.
   return "lpc-native-wire-collectives," + front + ","
       // GEMMs become host calls (cuBLASLt in the artifact's schedule).
-      + std::string(fp8Cvt ? "lpc-gemm-to-calls{fp8=true}," : "lpc-gemm-to-calls,") +
+      // (constant tables they read are copied to device memory first).
+      + std::string(fp8Cvt ? "lpc-gemm-to-calls{fp8=true device-operands=true},"
+                           : "lpc-gemm-to-calls{device-operands=true},") +
       // Copies between strided views become kernels; the contiguous ones
       // stay memref.copy (device-to-device copies in the artifact).
       "lpc-strided-copy-to-loops," +

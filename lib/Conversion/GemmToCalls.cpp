@@ -565,6 +565,29 @@ Value transposedCopy(OpBuilder &b, Location loc, Value v, Operation *after) {
   return out;
 }
 
+/// A new row-major buffer holding `v` (a static view of a constant global,
+/// host memory to a GPU), filled by an identity linalg.generic at `b`'s
+/// insertion point, which the GPU pipeline makes a kernel reading the table
+/// from its PTX module (lpc-sink-constant-globals); freed after `after`.
+Value deviceCopy(OpBuilder &b, Location loc, Value v, Operation *after) {
+  auto t = cast<MemRefType>(v.getType());
+  Value out = memref::AllocOp::create(
+      b, loc, MemRefType::get(t.getShape(), t.getElementType()),
+      b.getI64IntegerAttr(64));
+  AffineMap id = b.getMultiDimIdentityMap(t.getRank());
+  SmallVector<utils::IteratorType> par(t.getRank(),
+                                       utils::IteratorType::parallel);
+  linalg::GenericOp::create(
+      b, loc, ValueRange{v}, ValueRange{out}, ArrayRef<AffineMap>{id, id}, par,
+      [](OpBuilder &nb, Location nl, ValueRange args) {
+        linalg::YieldOp::create(nb, nl, args[0]);
+      });
+  OpBuilder after_(after->getContext());
+  after_.setInsertionPointAfter(after);
+  memref::DeallocOp::create(after_, loc, out);
+  return out;
+}
+
 struct LpcGemmToCallsPass
     : ::mlir::lpc::impl::LpcGemmToCallsBase<LpcGemmToCallsPass> {
   using LpcGemmToCallsBase::LpcGemmToCallsBase;
@@ -576,6 +599,7 @@ struct LpcGemmToCallsPass
         gemms.push_back(g);
     });
     OpBuilder b(module.getContext());
+    SymbolTableCollection symbols;
     for (linalg::GenericOp g : gemms) {
       auto flags = g->getAttrOfType<DenseBoolArrayAttr>("lpc_gemm");
       Value a = g.getDpsInputs()[0], w = g.getDpsInputs()[1];
@@ -597,6 +621,15 @@ struct LpcGemmToCallsPass
       Operation *init = deadInit(g, c); // before the call goes in
       b.setInsertionPoint(g);
       Location loc = g.getLoc();
+      // A GPU GEMM reads device memory: a constant table (host memory) goes
+      // through a kernel's copy first.
+      if (deviceOperands)
+        for (Value *v : {&a, &w}) {
+          SmallVector<Operation *> chain;
+          if (cast<MemRefType>(v->getType()).hasStaticShape() &&
+              mlir::lpc::constantGlobalChain(*v, symbols, chain))
+            *v = deviceCopy(b, loc, *v, g);
+        }
       int64_t aRank = cast<MemRefType>(a.getType()).getRank();
       int64_t wRank = cast<MemRefType>(w.getType()).getRank();
       auto contiguous = [](Value v) {

@@ -188,3 +188,33 @@ void mlir::lpc::copyElements(OpBuilder &b, memref::CopyOp copy,
     }
   }
 }
+
+bool mlir::lpc::constantGlobalChain(Value v, SymbolTableCollection &symbols,
+                                    SmallVectorImpl<Operation *> &chain) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (auto get = dyn_cast<memref::GetGlobalOp>(def)) {
+    auto global = symbols.lookupNearestSymbolFrom<memref::GlobalOp>(
+        get, get.getNameAttr());
+    if (!global || !global.getConstant())
+      return false;
+    chain.push_back(def);
+    return true;
+  }
+  if (!isa<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
+           memref::CastOp, memref::ReinterpretCastOp>(def))
+    return false;
+  // The source first, then the op; other operands (offsets, sizes) must be
+  // constants, which are cloned with it.
+  if (!constantGlobalChain(def->getOperand(0), symbols, chain))
+    return false;
+  for (Value o : def->getOperands().drop_front()) {
+    Operation *c = o.getDefiningOp();
+    if (!c || !isa<arith::ConstantOp>(c))
+      return false;
+    chain.push_back(c);
+  }
+  chain.push_back(def);
+  return true;
+}

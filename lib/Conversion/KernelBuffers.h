@@ -14,6 +14,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
@@ -49,6 +50,14 @@ bool buffersMayConflict(ArrayRef<Value> a, ArrayRef<Value> b);
 /// by element in row-major order; `index(i)` gives the index constant i.
 void copyElements(OpBuilder &b, memref::CopyOp copy,
                   function_ref<Value(int64_t)> index);
+
+/// Whether `v` is a constant global (memref.get_global of a constant
+/// memref.global: host memory to a GPU) or a view of one made only of ops
+/// that can be cloned anywhere (views with constant operands), collecting
+/// the ops from the get_global outward (lpc-sink-constant-globals clones
+/// them into kernels; lpc-gemm-to-calls{device-operands} copies them).
+bool constantGlobalChain(Value v, SymbolTableCollection &symbols,
+                         SmallVectorImpl<Operation *> &chain);
 
 /// On a call lpc emits (a runtime GEMM, say): the positions of the operands
 /// it writes (a DenseI64ArrayAttr); it only reads its other memrefs.

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelBuffers.h"
 #include "lpc/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -30,39 +31,6 @@ using namespace mlir;
 
 namespace {
 
-/// Whether `v` is a constant global or a view of one made only of ops that
-/// can be cloned anywhere (views with constant operands), collecting the
-/// ops from the get_global outward.
-bool constantGlobalChain(Value v, SymbolTableCollection &symbols,
-                         SmallVectorImpl<Operation *> &chain) {
-  Operation *def = v.getDefiningOp();
-  if (!def)
-    return false;
-  if (auto get = dyn_cast<memref::GetGlobalOp>(def)) {
-    auto global = symbols.lookupNearestSymbolFrom<memref::GlobalOp>(
-        get, get.getNameAttr());
-    if (!global || !global.getConstant())
-      return false;
-    chain.push_back(def);
-    return true;
-  }
-  if (!isa<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
-           memref::CastOp, memref::ReinterpretCastOp>(def))
-    return false;
-  // The source first, then the op; other operands (offsets, sizes) must be
-  // constants, which are cloned with it.
-  if (!constantGlobalChain(def->getOperand(0), symbols, chain))
-    return false;
-  for (Value o : def->getOperands().drop_front()) {
-    Operation *c = o.getDefiningOp();
-    if (!c || !isa<arith::ConstantOp>(c))
-      return false;
-    chain.push_back(c);
-  }
-  chain.push_back(def);
-  return true;
-}
-
 struct LpcSinkConstantGlobalsPass
     : ::mlir::lpc::impl::LpcSinkConstantGlobalsBase<
           LpcSinkConstantGlobalsPass> {
@@ -83,7 +51,7 @@ struct LpcSinkConstantGlobalsPass
             continue;
           }
           SmallVector<Operation *> chain;
-          if (!constantGlobalChain(v, symbols, chain))
+          if (!lpc::constantGlobalChain(v, symbols, chain))
             continue;
           for (Operation *c : chain)
             if (!inside.contains(c->getResult(0)))

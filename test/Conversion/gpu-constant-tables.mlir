@@ -3,7 +3,8 @@
 // table multiplied in, a constant boolean mask and constant embedding ids)
 // compiles for the GPU: the tables become initialized .global arrays of the
 // one PTX module (lpc-sink-constant-globals), the kernels assemble, and the
-// CUDA artifact, which has no view of host memory, is written and validates.
+// CUDA artifact, which has no view of host memory, is written and validates;
+// a table a GEMM reads is first copied to device memory by a kernel.
 // REQUIRES: ptxas
 // RUN: lpc-opt %s --lpc-autodiff --lpc-mixed-precision="policy=bf16" --symbol-privatize="exclude=tables_train_step" --symbol-dce | lpc-opt --lpc-gpu-codegen -o %t.gpu.mlir
 // RUN: %python %S/Inputs/check_ptx.py %t.gpu.mlir %ptxas sm_90 | FileCheck %s --check-prefix=PTX
@@ -22,10 +23,27 @@
 // RUN: lpc-run %s --device=cuda --mixed-precision=bf16 --data=tensors:%t.d/data.safetensors --steps=2 --emit-artifact=%t.d/tables.json
 // RUN: lpc-cuda-check --artifact=%t.d/tables.json | FileCheck %s --check-prefix=ART
 // ART: tables_train_step: {{.*}} launches
-// A GEMM has no view of such a table: a clear error naming the op, no file.
-// RUN: not lpc-run %S/Inputs/const_gemm_operand.mlir --device=cuda --data=tensors:%t.d/data.safetensors --emit-artifact=%t.d/gemm.json 2>&1 | FileCheck %s --check-prefix=GEMM
-// GEMM: lpc-run: error: --device=cuda: @cg_train_step: 'func.call' at loc("{{.*}}const_gemm_operand.mlir":9:8): an operand is a constant tensor (not a splat), which only kernels can read on the GPU
-// RUN: not ls %t.d/gemm.json
+// A GEMM operand that is such a table: cuBLASLt reads device memory, so
+// lpc-gemm-to-calls{device-operands} first copies the table with a kernel
+// (which reads it from the PTX module): the artifact is written, validates,
+// and has a launch before each GEMM of a table. The copies compute what the
+// reference does (lpc-jit --gpu-loop-passes takes the same GEMM lowering
+// and runs the copy loops on the CPU).
+// RUN: lpc-run %S/Inputs/const_gemm_operand.mlir --device=cuda --data=tensors:%t.d/data.safetensors --steps=2 --emit-artifact=%t.d/gemm.json
+// RUN: lpc-cuda-check --artifact=%t.d/gemm.json | FileCheck %s --check-prefix=GEMM
+// GEMM: cg_train_step: {{.*}} 3 GEMMs (3 x F32xF32->F32)
+// RUN: %python %S/../tools/Inputs/check_artifact.py %t.d/gemm.json | FileCheck %s --check-prefix=GEMMCHECK
+// GEMMCHECK-NOT: error:
+// GEMMCHECK: @cg_train_step
+// RUN: lpc-jit %S/Inputs/const_gemm_operand.mlir --function=const_gemms --gpu-loop-passes | FileCheck %s --check-prefix=JIT
+// JIT: all results match the reference evaluator
+// RUN: lpc-opt %S/Inputs/const_gemm_operand.mlir --symbol-privatize="exclude=const_gemms" --symbol-dce --lpc-gpu-codegen | FileCheck %s --check-prefix=COPY
+// COPY-LABEL: func.func @const_gemms(
+// COPY-NOT: memref.get_global
+// COPY: gpu.launch_func @lpc_kernels::@{{[a-z_0-9]+}}
+// COPY: call @lpc_rt_gemm_f32
+// COPY: gpu.launch_func
+// COPY: call @lpc_rt_gemm_f32
 
 func.func @tables() -> tensor<f32> {
   %x = lpc.input "x" features : tensor<2x3xf32>

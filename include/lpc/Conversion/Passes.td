@@ -83,7 +83,12 @@ def LpcGemmToCalls : Pass<"lpc-gemm-to-calls", "::mlir::ModuleOp"> {
   let options = [
     Option<"fp8", "fp8", "bool", /*default=*/"false",
            "FP8 GEMMs become calls in the TN layout (transposed copies where "
-           "needed)">
+           "needed)">,
+    Option<"deviceOperands", "device-operands", "bool", /*default=*/"false",
+           "an operand that is a constant global (host memory) is first "
+           "copied into a new buffer by a loop nest, which the GPU pipeline "
+           "makes a kernel that reads the table from its PTX module "
+           "(lpc-sink-constant-globals): the GPU's GEMMs read device memory">
   ];
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
