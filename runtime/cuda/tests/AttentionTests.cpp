@@ -683,7 +683,8 @@ TEST(cuda_attention, validator_rules) {
       "functions": [{"name": "f", "args": [], "results": [], "arena_bytes": 0, "buffers": [],
       "modules": [], "ops": [{"op": "attention_back"}]}]})"),
                           "p.json"),
-            "unknown op 'attention_back' (launch, gemm, copy, attention or attention_backward)");
+            "unknown op 'attention_back' (launch, gemm, copy, attention, attention_backward, "
+            "all_reduce, reduce_scatter, all_gather or shard)");
   // The chip's head-dim limit: 128 before sm_90.
   auto wide = [](AttnSpec &f, AttnSpec &b) {
     for (AttnSpec *s : {&f, &b})
