@@ -5,6 +5,8 @@
 #include "lpc/Runtime/Comm.h"
 #include "lpc/Runtime/File.h"
 
+#include "../Position.h" // detail::fnv1a
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -520,6 +522,37 @@ int trainArtifact(const std::string &path, TrainOptions options) {
   if (!art->train)
     return fail(path + ": no \"train\" section (an artifact written by "
                        "lpc-run --emit-artifact has one)");
+  // Every rank must train the same artifact on the same stream of batches,
+  // or the averaged gradients mean nothing (and a rank whose step has other
+  // collectives would hang the others): compare a hash of the artifact's
+  // bytes and of the settings that choose the batches with rank 0's, as the
+  // compiling lpc-run compares its built step.
+  if (commSize() > 1) {
+    uint64_t own = detail::fnv1a(detail::kFnv1aOffset, bytes->data(), bytes->size());
+    char settings[512];
+    std::snprintf(settings, sizeof(settings), "%s|%s|%lld|%.17g|%lld|%lld|%llu|%lld|%d|%d",
+                  options.data.substr(0, options.data.find(':')).c_str(),
+                  options.evalData.substr(0, options.evalData.find(':')).c_str(),
+                  (long long)options.steps, options.epochs, (long long)options.evalEvery,
+                  (long long)options.evalBatches, (unsigned long long)options.seed,
+                  (long long)options.syntheticExamples, !options.resume.empty(),
+                  !options.init.empty());
+    own = detail::fnv1a(own, reinterpret_cast<const uint8_t *>(settings), std::strlen(settings));
+    uint64_t root = commBroadcastFromRoot(own);
+    if (own != root) {
+      char msg[320];
+      std::snprintf(msg, sizeof(msg),
+                    "rank %d: its artifact or settings differ from rank 0's (hash %llx "
+                    "against %llx): every rank must train the same artifact with the "
+                    "same options (steps, epochs, seed, data kind, evaluation)",
+                    commRank(), (unsigned long long)own, (unsigned long long)root);
+      fail(msg);
+    }
+    if (commAny(own != root))
+      return commRank() == 0 ? fail("the ranks were given different artifacts or settings "
+                                    "(see above); stopping before training")
+                             : 1;
+  }
   // (A copy: the artifact moves to the device session below.)
   const ArtifactTraining t = *art->train;
   // The compiled settings win; the run's own come from `options`.
