@@ -408,31 +408,30 @@ FunctionEstimate estimateFunction(const ArtifactFunction &f, Scenario scenario) 
       op.bound = compute >= memory ? "compute" : "DRAM";
       op.seconds = std::max(compute, memory) + fixed;
       est.attentionSeconds += op.seconds;
-    } else if (const CollectiveOp *co = std::get_if<CollectiveOp>(&f.ops[i])) {
-      // What the GPU itself moves (NCCL reads the input and writes the
+    } else if (std::holds_alternative<CopyOp>(f.ops[i]) ||
+               std::holds_alternative<CollectiveOp>(f.ops[i])) {
+      // One view read, one written, at DRAM bandwidth. A collective's is
+      // what the GPU itself moves (NCCL reads the input and writes the
       // output); the wire is not modelled here.
-      ++est.collectives;
-      op.cls = "collective";
-      acc.reads.push_back(&co->in);
-      acc.writes.push_back(&co->out);
-      op.readBytes = viewBytes(co->in);
-      op.writeBytes = viewBytes(co->out);
-      est.collectiveBytes += std::max(op.readBytes, op.writeBytes);
+      const CollectiveOp *co = std::get_if<CollectiveOp>(&f.ops[i]);
+      const CopyOp *cp = std::get_if<CopyOp>(&f.ops[i]);
+      const View &src = co ? co->in : cp->src, &dst = co ? co->out : cp->dst;
+      op.cls = co ? "collective" : "copy";
+      acc.reads.push_back(&src);
+      acc.writes.push_back(&dst);
+      op.readBytes = viewBytes(src);
+      op.writeBytes = viewBytes(dst);
       double t = (op.readBytes + op.writeBytes) / c.dramBytesPerS;
       op.bound = t > fixed ? "DRAM" : "fixed";
       op.seconds = t + fixed;
-      est.collectiveSeconds += op.seconds;
-    } else if (const CopyOp *cp = std::get_if<CopyOp>(&f.ops[i])) {
-      ++est.copies;
-      op.cls = "copy";
-      acc.reads.push_back(&cp->src);
-      acc.writes.push_back(&cp->dst);
-      op.readBytes = viewBytes(cp->src);
-      op.writeBytes = viewBytes(cp->dst);
-      double t = (op.readBytes + op.writeBytes) / c.dramBytesPerS;
-      op.bound = t > fixed ? "DRAM" : "fixed";
-      op.seconds = t + fixed;
-      est.copySeconds += op.seconds;
+      if (co) {
+        ++est.collectives;
+        est.collectiveBytes += std::max(op.readBytes, op.writeBytes);
+        est.collectiveSeconds += op.seconds;
+      } else {
+        ++est.copies;
+        est.copySeconds += op.seconds;
+      }
     } else {
       const LaunchOp &l = std::get<LaunchOp>(f.ops[i]);
       ++est.launches;

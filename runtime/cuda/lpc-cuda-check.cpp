@@ -736,6 +736,51 @@ void attentionTiming(Device &dev, AttentionEngine &engine, const AttentionCase &
   }
 }
 
+void attentionSelftest(Device &dev, Report &r, bool host) {
+  std::printf("attention self-test (%s; error = max|x - ref| / max|ref| over "
+              "the checked heads, ref in double from the rounded inputs):\n",
+              host ? "the host stand-in, small shapes: checks the self-test itself"
+                   : "cuDNN fused attention");
+  if (host) {
+    HostAttention stand;
+    stand.device = &dev;
+    AttentionRunner runner{std::ref(stand), [] { return std::string("host stand-in"); }, false};
+    const AttentionCase small[] = {
+        {"small, causal, qkv in place", DType::BF16, true, 1, 2, 32, 32, 16, 16, {}},
+        {"small, cross, f16", DType::F16, false, 1, 2, 24, 40, 16, 32, {}},
+        {"small, causal bottom-right", DType::BF16, true, 1, 1, 16, 48, 16, 16, {{0, 0}}},
+    };
+    for (const AttentionCase &c : small)
+      runAttentionCase(dev, runner, c, r);
+    return;
+  }
+  Expected<const Cudnn *> lib = loadCudnn();
+  if (!r.step("load cuDNN", lib ? Error() : lib.takeError()))
+    return;
+  std::printf("  cuDNN %zu (%s)\n", cudnnVersion(**lib), cudnnPath(**lib).c_str());
+  Expected<std::unique_ptr<AttentionEngine>> engine = AttentionEngine::create(dev);
+  if (!r.step("create the attention engine", engine ? Error() : engine.takeError()))
+    return;
+  const AttentionCase cases[] = {
+      {"small, causal, qkv in place", DType::BF16, true, 2, 3, 128, 128, 64, 64, {}},
+      {"small, cross, f16", DType::F16, false, 1, 2, 96, 160, 64, 64, {}},
+      {"small, causal bottom-right", DType::BF16, true, 1, 2, 64, 128, 64, 64, {}},
+      {"d4096 GPT block", DType::BF16, true, 4, 32, 2048, 2048, 128, 128, {{0, 0}, {3, 31}}},
+  };
+  AttentionEngine &eng = **engine;
+  AttentionRunner runner{[&](const AttentionDesc &d, const AttentionOperands &o) { return eng.run(d, o); },
+                         [&] { return eng.lastPlanInfo(); }, true};
+  for (const AttentionCase &c : cases)
+    runAttentionCase(dev, runner, c, r);
+  attentionTiming(dev, **engine, cases[3]);
+  std::printf("  (%zu cuDNN plans cached, workspace %s)\n", (*engine)->cachedPlans(),
+              mib((*engine)->workspaceBytes()).c_str());
+}
+
+//===----------------------------------------------------------------------===//
+// NCCL self-test (data-parallel collectives)
+//===----------------------------------------------------------------------===//
+
 /// The collective steps of an artifact function through NCCL (or the
 /// fake): every rank passes its own random input; the results are checked
 /// against sums over every rank's input (MPI gathers them) in double. f32
@@ -917,47 +962,6 @@ void ncclSelftest(Device &dev, Report &r) {
               "(the graph's when captured)\n",
                 (unsigned long long)(*comm)->bytesSent(),
                 (unsigned long long)(*comm)->collectives());
-}
-
-void attentionSelftest(Device &dev, Report &r, bool host) {
-  std::printf("attention self-test (%s; error = max|x - ref| / max|ref| over "
-              "the checked heads, ref in double from the rounded inputs):\n",
-              host ? "the host stand-in, small shapes: checks the self-test itself"
-                   : "cuDNN fused attention");
-  if (host) {
-    HostAttention stand;
-    stand.device = &dev;
-    AttentionRunner runner{std::ref(stand), [] { return std::string("host stand-in"); }, false};
-    const AttentionCase small[] = {
-        {"small, causal, qkv in place", DType::BF16, true, 1, 2, 32, 32, 16, 16, {}},
-        {"small, cross, f16", DType::F16, false, 1, 2, 24, 40, 16, 32, {}},
-        {"small, causal bottom-right", DType::BF16, true, 1, 1, 16, 48, 16, 16, {{0, 0}}},
-    };
-    for (const AttentionCase &c : small)
-      runAttentionCase(dev, runner, c, r);
-    return;
-  }
-  Expected<const Cudnn *> lib = loadCudnn();
-  if (!r.step("load cuDNN", lib ? Error() : lib.takeError()))
-    return;
-  std::printf("  cuDNN %zu (%s)\n", cudnnVersion(**lib), cudnnPath(**lib).c_str());
-  Expected<std::unique_ptr<AttentionEngine>> engine = AttentionEngine::create(dev);
-  if (!r.step("create the attention engine", engine ? Error() : engine.takeError()))
-    return;
-  const AttentionCase cases[] = {
-      {"small, causal, qkv in place", DType::BF16, true, 2, 3, 128, 128, 64, 64, {}},
-      {"small, cross, f16", DType::F16, false, 1, 2, 96, 160, 64, 64, {}},
-      {"small, causal bottom-right", DType::BF16, true, 1, 2, 64, 128, 64, 64, {}},
-      {"d4096 GPT block", DType::BF16, true, 4, 32, 2048, 2048, 128, 128, {{0, 0}, {3, 31}}},
-  };
-  AttentionEngine &eng = **engine;
-  AttentionRunner runner{[&](const AttentionDesc &d, const AttentionOperands &o) { return eng.run(d, o); },
-                         [&] { return eng.lastPlanInfo(); }, true};
-  for (const AttentionCase &c : cases)
-    runAttentionCase(dev, runner, c, r);
-  attentionTiming(dev, **engine, cases[3]);
-  std::printf("  (%zu cuDNN plans cached, workspace %s)\n", (*engine)->cachedPlans(),
-              mib((*engine)->workspaceBytes()).c_str());
 }
 
 //===----------------------------------------------------------------------===//
