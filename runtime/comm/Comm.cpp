@@ -180,6 +180,14 @@ void commSetNarrowSlab(int64_t elementsPerRank) {
 }
 
 int commRank() { return worldRank; }
+
+int commLocalRank() {
+  for (const char *var :
+       {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (const char *v = std::getenv(var); v && *v)
+      return std::atoi(v);
+  return worldRank;
+}
 int commSize() { return worldSize; }
 
 void commBarrier() {

@@ -387,20 +387,13 @@ Expected<CudaSteps> openCudaSteps(Artifact artifact,
     if (!driver)
       return driver.error();
     // One process per GPU: the ranks on one machine take its devices in
-    // turn (the launcher's local rank, else the global one).
+    // turn.
     int ordinal = 0;
     if (ranks > 1) {
       Expected<int> count = deviceCount(**driver);
       if (!count)
         return count.error();
-      int local = rank;
-      for (const char *var : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
-                              "SLURM_LOCALID"})
-        if (const char *v = std::getenv(var); v && *v) {
-          local = std::atoi(v);
-          break;
-        }
-      ordinal = *count > 0 ? local % *count : 0;
+      ordinal = *count > 0 ? commLocalRank() % *count : 0;
     }
     Expected<std::unique_ptr<Device>> opened = Device::open(**driver, ordinal);
     if (!opened)

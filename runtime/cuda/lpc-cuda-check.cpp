@@ -1684,10 +1684,8 @@ int main(int argc, char **argv) {
       !opt.ncclSelftest)
     return kExitOk;
   // One GPU per rank: the ranks on a machine take its devices in turn.
-  if (commSize() > 1 && !opt.deviceGiven) {
-    const char *local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
-    opt.device = (local ? std::atoi(local) : commRank()) % *count;
-  }
+  if (commSize() > 1 && !opt.deviceGiven)
+    opt.device = commLocalRank() % *count;
   if (opt.device >= *count) {
     std::fprintf(stderr, "lpc-cuda-check: no device %d\n", opt.device);
     return kExitUsage;

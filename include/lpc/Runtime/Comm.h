@@ -47,6 +47,11 @@ void commAbortAll(int code);
 /// This process's rank and the rank count (0 and 1 without MPI).
 int commRank();
 int commSize();
+/// This rank's index among the ranks on its machine, as the launcher says
+/// (Open MPI's OMPI_COMM_WORLD_LOCAL_RANK, MPICH's MPI_LOCALRANKID, Slurm's
+/// SLURM_LOCALID), else commRank(): one GPU per rank takes device
+/// `commLocalRank() mod device count`.
+int commLocalRank();
 /// Every rank waits for the others (nothing with one rank).
 void commBarrier();
 /// Element-wise over ranks, in place: sum of doubles; true if any rank's
