@@ -636,7 +636,8 @@ public:
       return Error::success();
     }
     for (CollectiveKind k : {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter,
-                             CollectiveKind::AllGather, CollectiveKind::Shard}) {
+                             CollectiveKind::AllGather, CollectiveKind::AllToAll,
+                             CollectiveKind::Shard}) {
       if (kind != collectiveKindName(k))
         continue;
       CollectiveOp c;
@@ -671,7 +672,7 @@ public:
     }
     return fail(where, "unknown op '" + kind +
                            "' (launch, gemm, copy, attention, attention_backward, "
-                           "all_reduce, reduce_scatter, all_gather or shard)");
+                           "all_reduce, reduce_scatter, all_gather, all_to_all or shard)");
   }
 
   Error function(const JsonValue &v, const std::string &where, ArtifactFunction &f) const {
@@ -1028,6 +1029,21 @@ public:
     if (c.kind != CollectiveKind::AllReduce && c.ranks < 1)
       return fail(where, "ranks must be at least 1");
     int64_t in = c.in.numElements(), out = c.out.numElements();
+    if (c.kind == CollectiveKind::AllToAll) {
+      // Rank j's block r lands in rank r's block j: same sizes, whole
+      // blocks, and out written while in is still being sent.
+      if (in != out)
+        return fail(where, "in has " + std::to_string(in) + " elements and out " +
+                               std::to_string(out) + " (an all_to_all keeps the count)");
+      if (in % c.ranks != 0)
+        return fail(where, std::to_string(in) + " elements are not " + std::to_string(c.ranks) +
+                               " equal blocks (one per rank)");
+      if (in > 0 && overlaps(c.in, c.out))
+        return fail(where, std::string("in and out share bytes of ") +
+                               viewSpaceName(c.in.space) + " " + std::to_string(c.in.index) +
+                               " (an all_to_all writes out while it sends in)");
+      return Error::success();
+    }
     // in = out, or one side holds `ranks` blocks of the other.
     int64_t blocks = c.kind == CollectiveKind::AllReduce ? 1 : c.ranks;
     bool gathers = c.kind == CollectiveKind::AllGather;

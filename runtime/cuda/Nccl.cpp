@@ -30,6 +30,8 @@ const char *collectiveKindName(CollectiveKind kind) {
     return "all_gather";
   case CollectiveKind::Shard:
     return "shard";
+  case CollectiveKind::AllToAll:
+    return "all_to_all";
   }
   return "?";
 }
@@ -59,7 +61,8 @@ std::string checkCollectiveRanks(const CollectiveDesc &desc, int runRanks) {
 
 namespace {
 
-// The NCCL functions lpc calls.
+// The NCCL functions lpc calls (every NCCL from 2.10, the oldest lpc takes,
+// has them all: point-to-point came with 2.7).
 #define LPC_NCCL_FUNCTIONS(X)                                                  \
   X(ncclGetVersion)                                                            \
   X(ncclGetUniqueId)                                                           \
@@ -71,7 +74,11 @@ namespace {
   X(ncclGetLastError)                                                          \
   X(ncclAllReduce)                                                             \
   X(ncclReduceScatter)                                                         \
-  X(ncclAllGather)
+  X(ncclAllGather)                                                             \
+  X(ncclGroupStart)                                                            \
+  X(ncclGroupEnd)                                                              \
+  X(ncclSend)                                                                  \
+  X(ncclRecv)
 
 struct Nccl {
   NcclInfo info;
@@ -138,6 +145,7 @@ Expected<const Nccl *> loadNccl() {
   return state->lib.get();
 }
 
+/// The NCCL type a reduction of `t` runs in.
 Expected<ncclDataType_t> ncclType(DType t, int version) {
   switch (t) {
   case DType::F32:
@@ -155,6 +163,43 @@ Expected<ncclDataType_t> ncclType(DType t, int version) {
   default:
     return Error::make(std::string("NCCL does not reduce ") + dtypeName(t));
   }
+}
+
+/// On rank `rank` of `ranks`: out's block p = rank p's block `rank` of in
+/// (`block` bytes each). The own block is a device copy; the others are one
+/// ncclSend and one ncclRecv per peer, which ncclGroupEnd issues together
+/// (so no rank waits on a peer that is itself waiting to send), all on
+/// `stream` and so capturable in a graph.
+Error allToAll(const Nccl &n, Device &device, int rank, int ranks,
+               ncclComm_t comm, cudaStream_t stream,
+               const CollectiveOperands &o, size_t block) {
+  if (block == 0)
+    return Error::success();
+  auto at = [block](CUdeviceptr base, int p) {
+    return base + CUdeviceptr(size_t(p) * block);
+  };
+  if (Error e =
+          device.copyDeviceToDevice(at(o.out, rank), at(o.in, rank), block))
+    return e;
+  if (ranks == 1)
+    return Error::success();
+  if (Error e = n.check(n.ncclGroupStart(), "ncclGroupStart", comm))
+    return e;
+  Error first;
+  for (int p = 0; p < ranks && !first; ++p) {
+    if (p == rank)
+      continue;
+    first = n.check(n.ncclSend(reinterpret_cast<const void *>(at(o.in, p)),
+                               block, ncclUint8, p, comm, stream),
+                    "ncclSend", comm);
+    if (!first)
+      first = n.check(n.ncclRecv(reinterpret_cast<void *>(at(o.out, p)),
+                                 block, ncclUint8, p, comm, stream),
+                      "ncclRecv", comm);
+  }
+  // The group is closed even after a failed call: it is the thread's.
+  Error end = n.check(n.ncclGroupEnd(), "ncclGroupEnd", comm);
+  return first ? first : end;
 }
 
 } // namespace
@@ -216,16 +261,14 @@ Error NcclComm::run(const CollectiveDesc &desc,
     return device_.copyDeviceToDevice(
         operands.out, operands.in + CUdeviceptr(size_t(rank_) * count * width),
         count * width);
+  if (desc.kind == CollectiveKind::AllToAll && count % size_t(ranks_) != 0)
+    return Error::make("all_to_all of " + std::to_string(count) +
+                       " elements: not a multiple of the " +
+                       std::to_string(ranks_) + " ranks");
   Expected<const Nccl *> lib = loadNccl();
   if (!lib)
     return lib.takeError();
   const Nccl &n = **lib;
-  Expected<ncclDataType_t> type = ncclType(desc.dtype, n.info.version);
-  if (!type)
-    return type.takeError();
-  ncclRedOp_t op = desc.reduce == CollectiveReduce::Sum    ? ncclSum
-                   : desc.reduce == CollectiveReduce::Mean ? ncclAvg
-                                                           : ncclMax;
   auto comm = static_cast<ncclComm_t>(comm_);
   auto stream = reinterpret_cast<cudaStream_t>(device_.stream());
   const void *in = reinterpret_cast<const void *>(operands.in);
@@ -233,16 +276,31 @@ Error NcclComm::run(const CollectiveDesc &desc,
   Error e;
   switch (desc.kind) {
   case CollectiveKind::AllReduce:
-    e = n.check(n.ncclAllReduce(in, out, count, *type, op, comm, stream),
-                "ncclAllReduce", comm);
+  case CollectiveKind::ReduceScatter: {
+    Expected<ncclDataType_t> type = ncclType(desc.dtype, n.info.version);
+    if (!type)
+      return type.takeError();
+    ncclRedOp_t op = desc.reduce == CollectiveReduce::Sum    ? ncclSum
+                     : desc.reduce == CollectiveReduce::Mean ? ncclAvg
+                                                             : ncclMax;
+    e = desc.kind == CollectiveKind::AllReduce
+            ? n.check(n.ncclAllReduce(in, out, count, *type, op, comm, stream),
+                      "ncclAllReduce", comm)
+            : n.check(n.ncclReduceScatter(in, out, count, *type, op, comm,
+                                          stream),
+                      "ncclReduceScatter", comm);
     break;
-  case CollectiveKind::ReduceScatter:
-    e = n.check(n.ncclReduceScatter(in, out, count, *type, op, comm, stream),
-                "ncclReduceScatter", comm);
-    break;
+  }
   case CollectiveKind::AllGather:
-    e = n.check(n.ncclAllGather(in, out, count, *type, comm, stream),
-                "ncclAllGather", comm);
+    // Bytes: no reduction, so the type does not matter, and FP8 needs no
+    // NCCL FP8 type.
+    e = n.check(
+        n.ncclAllGather(in, out, count * width, ncclUint8, comm, stream),
+        "ncclAllGather", comm);
+    break;
+  case CollectiveKind::AllToAll:
+    e = allToAll(n, device_, rank_, ranks_, comm, stream, operands,
+                 count / size_t(ranks_) * width);
     break;
   case CollectiveKind::Shard:
     break;
@@ -265,6 +323,8 @@ uint64_t collectiveWireBytes(const CollectiveDesc &desc, int ranks) {
   case CollectiveKind::ReduceScatter: // count: the block each rank keeps
   case CollectiveKind::AllGather:     // count: the block each rank gives
     return (n - 1) * bytes;
+  case CollectiveKind::AllToAll: // count: all blocks; its own one stays
+    return (n - 1) * bytes / n;
   case CollectiveKind::Shard:
     break;
   }

@@ -11,7 +11,8 @@
 //                                        reference, in a CUDA graph, timed
 //   lpc-cuda-check --nccl-selftest     + NCCL collectives (all_reduce sum /
 //                                        mean / max, reduce_scatter,
-//                                        all_gather, shard) of an artifact
+//                                        all_gather, shard; FP8 all_to_all
+//                                        and all_gather) of an artifact
 //                                        function, direct and in a CUDA
 //                                        graph, against a host reference;
 //                                        one rank, or every rank of mpirun
@@ -785,9 +786,12 @@ void attentionSelftest(Device &dev, Report &r, bool host) {
 /// fake): every rank passes its own random input; the results are checked
 /// against sums over every rank's input (MPI gathers them) in double. f32
 /// sums in NCCL's order differ from rank order by a few ulps of the
-/// magnitudes summed; gathers and shards are exact. Then again in a CUDA
-/// graph (NCCL's calls are capturable). Only rank 0 prints; a failure on
-/// any rank fails every rank.
+/// magnitudes summed; gathers and shards are exact. The FP8 cases (the
+/// --comm-precision=fp8 wire: an all_to_all and an all_gather of FP8 bytes)
+/// move random bytes, NaN encodings included, and are checked byte for
+/// byte against what every rank's seed gives. Then again in a CUDA graph
+/// (NCCL's calls are capturable). Only rank 0 prints; a failure on any rank
+/// fails every rank.
 void ncclSelftest(Device &dev, Report &r) {
   const int ranks = commSize(), rank = commRank();
   // The other ranks' stdout is /dev/null (main): their failures go to stderr.
@@ -822,6 +826,19 @@ void ncclSelftest(Device &dev, Report &r) {
   commAllGatherBytes(x.data(), x.size() * sizeof(float), all.data());
   commAllGatherBytes(xb.data(), xb.size(), allbBytes.data());
   std::vector<double> allb = decodeAs(DType::BF16, allbBytes.data(), allbBytes.size() / 2);
+  // The FP8 input: any byte (the data-movement collectives never look at
+  // the values). Every rank can make every rank's from its seed.
+  auto fp8Input = [n](int q) {
+    Rng bytes(0xf8f8 + uint64_t(q));
+    std::vector<uint8_t> v(static_cast<size_t>(n));
+    for (uint8_t &b : v)
+      b = uint8_t(bytes.next() >> 56);
+    return v;
+  };
+  std::vector<uint8_t> x8 = fp8Input(rank);
+  std::vector<std::vector<uint8_t>> all8;
+  for (int q = 0; q < ranks; ++q)
+    all8.push_back(fp8Input(q));
 
   auto slot = [](DType t, int64_t elems) {
     Slot s;
@@ -856,17 +873,22 @@ void ncclSelftest(Device &dev, Report &r) {
       {"all_reduce mean BF16", CollectiveKind::AllReduce, CollectiveReduce::Mean, DType::BF16, n},
       {"reduce_scatter mean BF16", CollectiveKind::ReduceScatter, CollectiveReduce::Mean,
        DType::BF16, k},
+      {"all_to_all F8_E4M3", CollectiveKind::AllToAll, CollectiveReduce::Sum, DType::F8_E4M3, n},
+      {"all_gather F8_E4M3", CollectiveKind::AllGather, CollectiveReduce::Sum, DType::F8_E4M3,
+       n * ranks},
   };
+  // The argument each dtype's cases read.
+  auto argOf = [](DType t) { return t == DType::F32 ? 0 : t == DType::BF16 ? 1 : 2; };
   ArtifactFunction f;
   f.name = "nccl_selftest";
-  f.args = {slot(DType::F32, n), slot(DType::BF16, n)};
+  f.args = {slot(DType::F32, n), slot(DType::BF16, n), slot(DType::F8_E4M3, n)};
   for (const Case &c : cases) {
     CollectiveOp op;
     op.kind = c.kind;
     op.reduce = c.reduce;
     op.dtype = c.dtype;
     op.ranks = c.kind == CollectiveKind::AllReduce ? 0 : ranks;
-    op.in = view(ViewSpace::Arg, c.dtype == DType::F32 ? 0 : 1, c.dtype, n);
+    op.in = view(ViewSpace::Arg, uint64_t(argOf(c.dtype)), c.dtype, n);
     op.out = view(ViewSpace::Result, f.results.size(), c.dtype, c.outElems);
     f.results.push_back(slot(c.dtype, c.outElems));
     f.ops.push_back(op);
@@ -891,6 +913,8 @@ void ncclSelftest(Device &dev, Report &r) {
   // every partial sum (NCCL) or the total (the fake) to 8 bits.
   auto expected = [&](const Case &c, int64_t i, double *tol) -> double {
     *tol = 0;
+    if (c.dtype == DType::F8_E4M3) // bytes: expectedByte
+      return 0;
     if (c.kind == CollectiveKind::AllGather)
       return all[size_t(i)];
     if (c.kind == CollectiveKind::Shard)
@@ -914,7 +938,7 @@ void ncclSelftest(Device &dev, Report &r) {
     const char *how = pass == 0 ? "" : " (CUDA graph)";
     for (auto &o : out)
       std::fill(o.begin(), o.end(), uint8_t(0xff));
-    std::vector<const void *> args{x.data(), xb.data()};
+    std::vector<const void *> args{x.data(), xb.data(), x8.data()};
     std::vector<void *> results;
     for (auto &o : out)
       results.push_back(o.data());
@@ -933,6 +957,31 @@ void ncclSelftest(Device &dev, Report &r) {
     }
     for (size_t ci = 0; ci < out.size(); ++ci) {
       const Case &c = cases[ci];
+      if (c.dtype == DType::F8_E4M3) {
+        // Out's block j (k elements): rank j's block `rank` (all_to_all),
+        // or rank j's whole input (all_gather, blocks of n).
+        const bool toAll = c.kind == CollectiveKind::AllToAll;
+        const int64_t block = toAll ? k : n;
+        auto want = [&](int64_t i) {
+          int64_t j = i / block, at = i % block + (toAll ? rank * k : 0);
+          return all8[size_t(j)][size_t(at)];
+        };
+        int64_t bad = -1;
+        for (int64_t i = 0; i < c.outElems && bad < 0; ++i)
+          if (out[ci][size_t(i)] != want(i))
+            bad = i;
+        bool okHere = bad < 0, okAll = !commAny(!okHere);
+        char detail[160];
+        if (!okHere)
+          std::snprintf(detail, sizeof(detail),
+                        "rank %d element %lld: byte 0x%02x, expected 0x%02x", rank,
+                        (long long)bad, out[ci][size_t(bad)], want(bad));
+        else
+          std::snprintf(detail, sizeof(detail), "%lld elements%s, bit-exact",
+                        (long long)c.outElems, okAll ? "" : " (another rank failed)");
+        line(okAll && okHere, std::string(c.what) + how, detail);
+        continue;
+      }
       std::vector<double> got = decodeAs(c.dtype, out[ci].data(), size_t(c.outElems));
       double worst = 0;
       int64_t bad = -1;

@@ -155,8 +155,9 @@ struct AttentionOp {
 };
 
 /// A collective of a data-parallel step (CudaNccl.h's CollectiveDesc):
-/// "all_reduce", "reduce_scatter", "all_gather" or "shard", with contiguous
-/// `in` and `out` views of `dtype` whose sizes fit the kind and `ranks`.
+/// "all_reduce", "reduce_scatter", "all_gather", "all_to_all" or "shard",
+/// with contiguous `in` and `out` views of `dtype` whose sizes fit the kind
+/// and `ranks` (an all_to_all's share no bytes).
 struct CollectiveOp {
   CollectiveKind kind = CollectiveKind::AllReduce;
   CollectiveReduce reduce = CollectiveReduce::Sum;
@@ -169,8 +170,8 @@ struct CollectiveOp {
 
 using ArtifactOp = std::variant<LaunchOp, GemmOp, CopyOp, AttentionOp, CollectiveOp>;
 /// "launch k3", "gemm", "copy", "attention", "attention_backward",
-/// "all_reduce sum", "reduce_scatter mean", "all_gather", "shard": how
-/// messages name an op.
+/// "all_reduce sum", "reduce_scatter mean", "all_gather", "all_to_all",
+/// "shard": how messages name an op.
 std::string opLabel(const ArtifactOp &op);
 
 struct ArtifactFunction {

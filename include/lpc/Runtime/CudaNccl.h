@@ -1,11 +1,12 @@
 //===- CudaNccl.h - collectives of a GPU train step on NCCL -----*- C++ -*-===//
 //
 // The collective steps of a CUDA artifact (all_reduce, reduce_scatter,
-// all_gather, shard: lpc.all_reduce and its kin after the GPU pipeline; see
-// docs/cuda-artifact.md) and the NCCL communicator that runs them, one
-// process per GPU. libnccl (the CUDA toolkit's, NCCL 2.x) is opened with
-// dlopen at run time, as cuBLASLt and cuDNN are: lpc builds and its tests
-// run without it, and `$LPC_NCCL_LIBRARY` names another (the tests' fake).
+// all_gather, all_to_all, shard: lpc.all_reduce and its kin after the GPU
+// pipeline; see docs/cuda-artifact.md) and the NCCL communicator that runs
+// them, one process per GPU. libnccl (the CUDA toolkit's, NCCL 2.x) is
+// opened with dlopen at run time, as cuBLASLt and cuDNN are: lpc builds and
+// its tests run without it, and `$LPC_NCCL_LIBRARY` names another (the
+// tests' fake).
 //
 // The communicator is bootstrapped over MPI (Comm.h): rank 0 asks NCCL for
 // a unique id and MPI broadcasts it, then every rank joins with
@@ -13,6 +14,10 @@
 // are ordered with the kernels and GEMMs around them and can be captured in
 // a CUDA graph) and sum in the element type (f32), in NCCL's order, not
 // rank order: a GPU run is not bit-identical to a CPU run of the same step.
+// The data-movement collectives (all_gather, all_to_all) move bytes
+// (ncclUint8), so any dtype travels, FP8 included, without NCCL's own FP8
+// types (2.24+, sm_90); all_to_all is a group of ncclSend / ncclRecv (in
+// every NCCL since 2.7; ncclAlltoAll only came with 2.28).
 //
 // With one rank no NCCL is needed: runCollective() without a communicator
 // does what the CPU's entry points do with one rank (a copy).
@@ -41,9 +46,17 @@ namespace cuda {
 ///   AllGather      out = every rank's in, in rank order (count = in)
 ///   Shard          out = this rank's block of in, no communication
 ///                  (in: `ranks` blocks of count)
-enum class CollectiveKind : uint8_t { AllReduce, ReduceScatter, AllGather, Shard };
+///   AllToAll       out's block j = rank j's block r of in, on rank r
+///                  (in and out: `ranks` blocks of count / ranks)
+enum class CollectiveKind : uint8_t {
+  AllReduce,
+  ReduceScatter,
+  AllGather,
+  Shard,
+  AllToAll
+};
 enum class CollectiveReduce : uint8_t { Sum, Mean, Max };
-/// "all_reduce", "reduce_scatter", "all_gather", "shard".
+/// "all_reduce", "reduce_scatter", "all_gather", "shard", "all_to_all".
 const char *collectiveKindName(CollectiveKind kind);
 /// "sum", "mean", "max".
 const char *collectiveReduceName(CollectiveReduce reduce);
@@ -52,8 +65,8 @@ struct CollectiveDesc {
   CollectiveKind kind = CollectiveKind::AllReduce;
   CollectiveReduce reduce = CollectiveReduce::Sum; // AllReduce, ReduceScatter
   DType dtype = DType::F32;
-  /// Elements per rank: of in and out (AllReduce), of out (ReduceScatter,
-  /// Shard), of in (AllGather).
+  /// Elements per rank: of in and out (AllReduce, AllToAll), of out
+  /// (ReduceScatter, Shard), of in (AllGather).
   int64_t count = 0;
   /// The rank count the step was built for (0: any; AllReduce's).
   int64_t ranks = 0;
@@ -90,10 +103,10 @@ public:
   int ranks() const { return ranks_; }
   const NcclInfo &info() const;
 
-  /// Queues `desc` on the device's stream (capturable in a graph). The
-  /// element type must be one NCCL reduces (F32, BF16, F16, and FP8 from
-  /// NCCL 2.24 on sm_90); a mismatched rank count is an error before
-  /// anything is queued.
+  /// Queues `desc` on the device's stream (capturable in a graph). A
+  /// reduction's element type must be one NCCL reduces (F32, BF16, F16, and
+  /// FP8 from NCCL 2.24 on sm_90); gathers and all-to-alls move any type as
+  /// bytes. A mismatched rank count is an error before anything is queued.
   Error run(const CollectiveDesc &desc, const CollectiveOperands &operands);
 
   /// Bytes this rank has queued for sending (collectiveWireBytes) and the
@@ -111,13 +124,13 @@ private:
 
 /// The bytes one of `ranks` ranks sends for `desc`, as a ring sends them:
 /// 2 (N - 1) / N of an all-reduce's payload, (N - 1) / N of a
-/// reduce-scatter's input or an all-gather's output; 0 for a shard or one
-/// rank.
+/// reduce-scatter's input, an all-gather's output or an all-to-all's input
+/// (its own block stays); 0 for a shard or one rank.
 uint64_t collectiveWireBytes(const CollectiveDesc &desc, int ranks);
 
 /// Runs `desc` on `device`'s stream: through `comm` when there is one,
-/// else as one rank (AllReduce, ReduceScatter, AllGather and Shard are a
-/// device copy then; a step built for another rank count is an error).
+/// else as one rank (every kind is a device copy then; a step built for
+/// another rank count is an error).
 Error runCollective(Device &device, NcclComm *comm, const CollectiveDesc &desc,
                     const CollectiveOperands &operands);
 

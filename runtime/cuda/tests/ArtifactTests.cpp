@@ -289,6 +289,30 @@ TEST(cuda_artifact, validate_rejects) {
   }
 }
 
+TEST(cuda_artifact, collective_ranks_and_traffic) {
+  CollectiveDesc a2a;
+  a2a.kind = CollectiveKind::AllToAll;
+  a2a.dtype = DType::F8_E4M3;
+  a2a.count = 8;
+  a2a.ranks = 2;
+  CHECK_EQ(checkCollectiveRanks(a2a, 2), std::string());
+  CHECK_EQ(checkCollectiveRanks(a2a, 1),
+           std::string("all_to_all was built for 2 ranks but the run has 1 (compile the step "
+                       "for this rank count: lpc-run under mpirun with the same -np)"));
+  // Its own block stays: (N - 1) / N of the bytes leave each rank.
+  CHECK_EQ(collectiveWireBytes(a2a, 2), uint64_t(4));
+  a2a.dtype = DType::F32;
+  a2a.ranks = 4;
+  CHECK_EQ(collectiveWireBytes(a2a, 4), uint64_t(24));
+  CHECK_EQ(collectiveWireBytes(a2a, 1), uint64_t(0));
+  // As the other data-movement collectives count theirs (count: one block).
+  CollectiveDesc gather = a2a;
+  gather.kind = CollectiveKind::AllGather;
+  gather.count = 2;
+  CHECK_EQ(collectiveWireBytes(gather, 4), uint64_t(24));
+  CHECK_EQ(std::string(collectiveKindName(CollectiveKind::AllToAll)), std::string("all_to_all"));
+}
+
 TEST(cuda_artifact, parse_rejects) {
   CHECK_ERR(toyWith("\"dtype\": \"F32\", \"shape\": [2, 3]", "\"dtype\": \"F33\", \"shape\": [2, 3]"),
             "toy.json: function 'toy_step', arg 1: unknown dtype 'F33'");
@@ -303,7 +327,7 @@ TEST(cuda_artifact, parse_rejects) {
             "'arena_bytes' is not a non-negative integer (-1)");
   CHECK_ERR(toyWith("\"op\": \"copy\"", "\"op\": \"memset\""),
             "op 4: unknown op 'memset' (launch, gemm, copy, attention, attention_backward, "
-            "all_reduce, reduce_scatter, all_gather or shard)");
+            "all_reduce, reduce_scatter, all_gather, all_to_all or shard)");
   // Collectives: the reduction, and a rank count where the sizes need one.
   const std::string allReduce =
       "{\"op\": \"all_reduce\", \"reduce\": \"mean\", \"dtype\": \"F32\", "
@@ -346,6 +370,54 @@ TEST(cuda_artifact, parse_rejects) {
     if (c)
       CHECK_ERR(c->validate(), "op 0 (all_reduce mean): dtype I32 (collectives move F32, BF16, "
                                "F16 or FP8)");
+  }
+  {
+    // all_to_all (the FP8 wire's exchange): `ranks` whole blocks, the same
+    // count in and out, no byte of in shared with out.
+    const std::string a2a =
+        "{\"op\": \"all_to_all\", \"dtype\": \"F8_E4M3\", \"ranks\": 2, "
+        "\"in\": {\"space\": \"buffer\", \"index\": 0, \"offset\": 0, \"sizes\": [8], "
+        "\"strides\": [1], \"elem_bytes\": 1}, \"out\": {\"space\": \"buffer\", \"index\": "
+        "0, \"offset\": 8, \"sizes\": [8], \"strides\": [1], \"elem_bytes\": 1}}, ";
+    auto withA2a = [&](const std::string &op) { return toyWith("\"ops\": [", "\"ops\": [" + op); };
+    Expected<Artifact> a = withA2a(a2a);
+    CHECK_OK(a);
+    if (a) {
+      CHECK_OK(a->validate());
+      const CollectiveOp *c = std::get_if<CollectiveOp>(&a->functions[0].ops[0]);
+      CHECK(c && c->kind == CollectiveKind::AllToAll && c->dtype == DType::F8_E4M3 &&
+            c->ranks == 2 && c->desc().count == 8);
+      CHECK_EQ(opLabel(a->functions[0].ops[0]), std::string("all_to_all"));
+    }
+    // Every data-movement dtype (elem_bytes follows it).
+    Expected<Artifact> bf = withA2a(replaceAll(replaceAll(a2a, "F8_E4M3", "BF16"),
+                                               "\"elem_bytes\": 1", "\"elem_bytes\": 2"));
+    CHECK_OK(bf);
+    if (bf)
+      CHECK_OK(bf->validate());
+    CHECK_ERR(withA2a(replaceAll(a2a, "\"ranks\": 2, ", "")), "op 0 (all_to_all): missing 'ranks'");
+    CHECK_ERR(withA2a(replaceAll(a2a, "F8_E4M3", "F8_E4M3FN")),
+              "op 0 (all_to_all): unknown dtype 'F8_E4M3FN'");
+    auto refused = [&](const std::string &op, const std::string &why) {
+      Expected<Artifact> b = withA2a(op);
+      CHECK_OK(b);
+      std::string want = "op 0 (all_to_all): " + why;
+      if (b)
+        CHECK_ERR(b->validate(), want.c_str());
+    };
+    refused(replaceAll(a2a, "\"ranks\": 2", "\"ranks\": 3"),
+            "8 elements are not 3 equal blocks (one per rank)");
+    refused(replaceAll(a2a, "\"offset\": 8, \"sizes\": [8]", "\"offset\": 8, \"sizes\": [6]"),
+            "in has 8 elements and out 6 (an all_to_all keeps the count)");
+    refused(replaceAll(a2a, "\"offset\": 8", "\"offset\": 7"),
+            "in and out share bytes of buffer 0 (an all_to_all writes out while it sends in)");
+    refused(replaceAll(a2a, "\"offset\": 8", "\"offset\": 0"),
+            "in and out share bytes of buffer 0");
+    refused(replaceAll(replaceAll(replaceAll(a2a, "F8_E4M3", "I32"), "\"elem_bytes\": 1",
+                                  "\"elem_bytes\": 4"),
+                       "[8]", "[4]"),
+            "dtype I32 (collectives move F32, BF16, F16 or FP8)");
+    refused(replaceAll(a2a, "F8_E4M3", "F32"), "in: elem_bytes 1 but the dtype is F32");
   }
   CHECK_ERR(toyWith("{\"f32\": 2.0}", "{\"f32\": 2.0, \"i32\": 1}"),
             "op 0 (launch lpc_fake_affine_2d): param 2: a parameter is an object with one member");
@@ -526,6 +598,61 @@ TEST(cuda_executor, graph_replays) {
   ToyIO io2(3.0f);
   CHECK_OK((*fn)->runHost(io2.argPtrs(), io2.resultPtrs()));
   io2.check(false);
+}
+
+// One rank: an all_to_all is a device copy (no NCCL), also from a graph;
+// a step built for two ranks fails when it runs, naming the op.
+TEST(cuda_executor, all_to_all_on_one_rank) {
+  FakeDevice fake = openFakeDevice();
+  if (!fake.device)
+    return;
+  Device &device = *fake.device;
+  auto view = [](ViewSpace space) { return View{space, 0, 0, {6}, {1}, 1}; };
+  ArtifactFunction f;
+  f.name = "a2a";
+  Slot s;
+  s.dtype = DType::F8_E5M2;
+  s.shape = {6};
+  f.args = {s};
+  f.results = {s};
+  CollectiveOp op;
+  op.kind = CollectiveKind::AllToAll;
+  op.dtype = DType::F8_E5M2;
+  op.ranks = 1;
+  op.in = view(ViewSpace::Arg);
+  op.out = view(ViewSpace::Result);
+  f.ops = {op};
+  int calls = 0;
+  auto steps = [&] {
+    StepCallbacks c;
+    c.collective = [&](const CollectiveDesc &d, const CollectiveOperands &o) {
+      ++calls;
+      return runCollective(device, nullptr, d, o);
+    };
+    return c;
+  };
+  Expected<std::unique_ptr<CudaFunction>> fn = CudaFunction::create(device, f, steps(), "a2a.json");
+  CHECK_OK(fn);
+  if (!fn)
+    return;
+  std::vector<uint8_t> in = {0x00, 0x7f, 0x80, 0xff, 0x3c, 0x01}, out(6, 0xaa);
+  CHECK_OK((*fn)->runHost({in.data()}, {out.data()}));
+  CHECK(out == in);
+  CHECK_OK((*fn)->captureGraph());
+  in = {1, 2, 3, 4, 5, 6};
+  CHECK_OK((*fn)->runHost({in.data()}, {out.data()}));
+  CHECK((*fn)->lastRunHasGraph());
+  CHECK(out == in);
+  CHECK_EQ(calls, 2); // the replay calls nothing
+
+  std::get_if<CollectiveOp>(&f.ops[0])->ranks = 2;
+  Expected<std::unique_ptr<CudaFunction>> two =
+      CudaFunction::create(device, f, steps(), "a2a.json");
+  CHECK_OK(two);
+  if (two)
+    CHECK_ERR((*two)->runHost({in.data()}, {out.data()}),
+              "a2a.json: function 'a2a', op 0 (all_to_all): all_to_all was built for 2 ranks but "
+              "the run has 1");
 }
 
 TEST(cuda_executor, creation_errors) {

@@ -684,7 +684,7 @@ TEST(cuda_attention, validator_rules) {
       "modules": [], "ops": [{"op": "attention_back"}]}]})"),
                           "p.json"),
             "unknown op 'attention_back' (launch, gemm, copy, attention, attention_backward, "
-            "all_reduce, reduce_scatter, all_gather or shard)");
+            "all_reduce, reduce_scatter, all_gather, all_to_all or shard)");
   // The chip's head-dim limit: 128 before sm_90.
   auto wide = [](AttnSpec &f, AttnSpec &b) {
     for (AttnSpec *s : {&f, &b})

@@ -384,3 +384,37 @@ TEST(cuda_train, cublaslt_needs_a_new_enough_driver) {
             "needs an NVIDIA driver for CUDA 13.0 or newer (R580 or later); this driver is for "
             "CUDA 12.8 (cuDriverGetVersion 12080)");
 }
+
+// A step whose collectives were built for another rank count stops when it
+// is opened, before anything runs, naming the op (an all_to_all as the
+// reductions and gathers); built for this run's one rank, it opens.
+TEST(cuda_train, all_to_all_for_another_rank_count_is_refused) {
+  auto withAllToAll = [](int64_t ranks) {
+    Artifact a = shiftArtifact();
+    CollectiveOp op;
+    op.kind = CollectiveKind::AllToAll;
+    op.dtype = DType::F32;
+    op.ranks = ranks;
+    op.in = View{ViewSpace::Arg, 1, 0, {8}, {1}, 4};
+    op.out = View{ViewSpace::Result, 0, 0, {8}, {1}, 4};
+    a.functions[0].ops.push_back(op);
+    return a;
+  };
+  Expected<std::unique_ptr<Driver>> d = Driver::load(LPC_FAKE_CUDA_DRIVER);
+  CHECK_OK(d);
+  if (!d)
+    return;
+  for (int64_t ranks : {2, 1}) {
+    Expected<std::unique_ptr<Device>> dev = Device::open(**d, 0);
+    CHECK_OK(dev);
+    if (!dev)
+      return;
+    Expected<CudaSteps> steps =
+        openCudaSteps(withAllToAll(ranks), "shift_train_step", "shift_eval", dev.take());
+    if (ranks == 2)
+      CHECK_ERR(steps, "shift.json: function 'shift_train_step', op 3 (all_to_all): all_to_all "
+                       "was built for 2 ranks but the run has 1");
+    else
+      CHECK_OK(steps);
+  }
+}

@@ -4,11 +4,12 @@
 // the runtime uses: ncclGetVersion, ncclGetUniqueId, ncclCommInitRank,
 // ncclCommDestroy, ncclCommAbort, ncclCommGetAsyncError, ncclCommCount,
 // ncclCommUserRank, ncclGetErrorString, ncclGetLastError, ncclAllReduce,
-// ncclReduceScatter, ncclAllGather, ncclBroadcast, ncclGroupStart and
-// ncclGroupEnd, plus lpc_fake_nccl_counters() (FakeNcclCounters.h). It runs
-// on the fake CUDA driver (FakeDriver.cpp), whose "device" pointers are host
-// addresses, so multi-rank schedules run under mpirun without a GPU (tests
-// point the runtime's $LPC_NCCL_LIBRARY at it).
+// ncclReduceScatter, ncclAllGather, ncclBroadcast, ncclSend, ncclRecv,
+// ncclGroupStart and ncclGroupEnd, plus lpc_fake_nccl_counters()
+// (FakeNcclCounters.h). It runs on the fake CUDA driver (FakeDriver.cpp),
+// whose "device" pointers are host addresses, so multi-rank schedules run
+// under mpirun without a GPU (tests point the runtime's $LPC_NCCL_LIBRARY at
+// it).
 //
 // Ranks: a communicator of one rank needs no MPI. Those of several ranks
 // run over MPI_COMM_WORLD (a duplicate of it per communicator, as each NCCL
@@ -51,8 +52,21 @@
 // a GPU. Each MPI call moves at most $LPC_FAKE_NCCL_SLAB_BYTES per rank
 // (default and maximum INT_MAX; set it small to test the slabbing).
 // $LPC_FAKE_NCCL_VERSION overrides the version it reports (NCCL_VERSION_CODE).
-// ncclGroupStart / ncclGroupEnd only count nesting: collectives are queued
-// as they are called. Not thread-safe, like the fake driver.
+//
+// Point-to-point: ncclSend / ncclRecv inside ncclGroupStart / ncclGroupEnd
+// are held until the outermost ncclGroupEnd, which queues them on their
+// streams together, one host function per communicator and stream holding
+// that stream's sends and receives in call order (outside a group a call is
+// a group of its own). When it runs, every receive is posted (MPI_Irecv),
+// then every send (MPI_Isend), then MPI_Waitall: the ranks' sends to each
+// other cannot deadlock, whatever order they were called in. A send to self
+// is matched with the receives from self in call order (a copy, no MPI);
+// ncclGroupEnd refuses a group whose sends to self and receives from self
+// differ in number or bytes (NCCL would hang). A receive of another byte
+// count than its peer sent aborts when it runs (MPI's truncation error, or
+// "lpc fake NCCL: ncclRecv from rank ..."). Like the collectives, they take
+// no float8 datatype. Collectives are queued as they are called, in a group
+// or not. Not thread-safe, like the fake driver.
 
 // nccl.h includes these; including them first leaves only NCCL's own
 // declarations in the default-visibility region below.
@@ -422,7 +436,7 @@ void broadcastBytes(CommState &c, void *buf, size_t bytes, int root) {
 #endif
 }
 
-enum class Kind { AllReduce, ReduceScatter, AllGather, Broadcast };
+enum class Kind { AllReduce, ReduceScatter, AllGather, Broadcast, PointToPoint };
 
 const char *kindName(Kind k) {
   switch (k) {
@@ -434,13 +448,25 @@ const char *kindName(Kind k) {
     return "ncclAllGather";
   case Kind::Broadcast:
     return "ncclBroadcast";
+  case Kind::PointToPoint:
+    return "ncclGroupEnd (ncclSend / ncclRecv)";
   }
   return "?";
 }
 
+/// One ncclSend or ncclRecv of a group.
+struct Transfer {
+  bool send = true;
+  int peer = 0;
+  char *buf = nullptr; // a send's is only read
+  size_t bytes = 0;
+  ncclDataType_t type = ncclUint8;
+};
+
 /// One queued collective: the callback data of its cuLaunchHostFunc.
 /// `count`: elements per rank as the NCCL call names it (all-reduce and
 /// broadcast count, reduce-scatter recvcount, all-gather sendcount).
+/// PointToPoint: a group's transfers on one communicator and stream.
 struct Op {
   Kind kind = Kind::AllReduce;
   std::shared_ptr<CommState> comm;
@@ -451,6 +477,7 @@ struct Op {
   ncclRedOp_t red = ncclSum;
   int root = 0;
   cudaStream_t stream = nullptr;
+  std::vector<Transfer> transfers; // PointToPoint
   bool oneShot = true; // queued, not captured: runs once and is freed
 };
 
@@ -464,6 +491,79 @@ void checkRange(const Op &op, const char *which, const void *p, uint64_t bytes) 
         std::to_string(bytes) + " bytes) lies outside any allocation");
 }
 
+std::string transferName(const Transfer &t) {
+  return std::string(t.send ? "ncclSend to" : "ncclRecv from") + " rank " +
+         std::to_string(t.peer);
+}
+
+/// A group's sends and receives on one stream, when the stream gets to them.
+void executeTransfers(const Op &op) {
+  CommState &c = *op.comm;
+  for (const Transfer &t : op.transfers)
+    if (t.bytes && !gDriver.checkRange(uint64_t(uintptr_t(t.buf)), t.bytes))
+      die(transferName(t) + ": " + (t.send ? "send" : "receive") + " buffer " + hex(t.buf) +
+          " (" + std::to_string(t.bytes) + " bytes) lies outside any allocation");
+  ++gCounters.collectivesRun;
+  for (const Transfer &t : op.transfers)
+    if (t.send)
+      gCounters.bytesSent[t.type] += t.bytes;
+  // To self: the k-th send feeds the k-th receive (ncclGroupEnd checked
+  // that they pair up).
+  std::vector<const Transfer *> selfSends, selfRecvs;
+  for (const Transfer &t : op.transfers)
+    if (t.peer == c.rank)
+      (t.send ? selfSends : selfRecvs).push_back(&t);
+  for (size_t k = 0; k < selfSends.size() && k < selfRecvs.size(); ++k)
+    if (selfSends[k]->bytes && selfSends[k]->buf != selfRecvs[k]->buf)
+      std::memmove(selfRecvs[k]->buf, selfSends[k]->buf, selfSends[k]->bytes);
+#ifdef LPC_FAKE_NCCL_HAVE_MPI
+  if (c.nranks == 1)
+    return;
+  // Receives first, then sends, all non-blocking, then one wait: no rank
+  // blocks in a send its peer has not posted the receive of. Transfers
+  // above the slab size go as several messages; MPI keeps the messages of
+  // one sender, tag and communicator in order, so the pieces line up.
+  const int kTag = 1;
+  std::vector<MPI_Request> requests;
+  struct Posted {
+    const Transfer *t;
+    size_t bytes;
+  };
+  std::vector<Posted> posted;
+  for (int pass = 0; pass < 2; ++pass)
+    for (const Transfer &t : op.transfers) {
+      if (t.peer == c.rank || t.send != (pass == 1))
+        continue;
+      for (size_t o = 0; o < t.bytes; o += c.slabBytes) {
+        size_t k = std::min(c.slabBytes, t.bytes - o);
+        requests.emplace_back();
+        posted.push_back({&t, k});
+        ++gCounters.mpiCalls;
+        if (t.send)
+          mpiCheck(MPI_Isend(t.buf + o, int(k), MPI_BYTE, t.peer, kTag, c.mpi, &requests.back()),
+                   "MPI_Isend");
+        else
+          mpiCheck(MPI_Irecv(t.buf + o, int(k), MPI_BYTE, t.peer, kTag, c.mpi, &requests.back()),
+                   "MPI_Irecv");
+      }
+    }
+  if (requests.empty())
+    return;
+  std::vector<MPI_Status> statuses(requests.size());
+  mpiCheck(MPI_Waitall(int(requests.size()), requests.data(), statuses.data()), "MPI_Waitall");
+  for (size_t i = 0; i < posted.size(); ++i) {
+    if (posted[i].t->send)
+      continue;
+    int got = 0;
+    MPI_Get_count(&statuses[i], MPI_BYTE, &got);
+    if (size_t(got) != posted[i].bytes)
+      die(transferName(*posted[i].t) + ": " + std::to_string(posted[i].t->bytes) +
+          " bytes expected, but the peer's ncclSend sent fewer (counts and datatypes of a "
+          "send and its receive must match)");
+  }
+#endif
+}
+
 /// The collective itself, when its stream gets to it.
 void execute(const Op &op) {
   CommState &c = *op.comm;
@@ -472,6 +572,8 @@ void execute(const Op &op) {
   if (c.destroyed)
     die(std::string(kindName(op.kind)) +
         " on a destroyed communicator (a graph launched after ncclCommDestroy)");
+  if (op.kind == Kind::PointToPoint)
+    return executeTransfers(op);
   const size_t es = typeSize(op.type), n = op.count, ranks = size_t(c.nranks);
   bool reads = op.kind != Kind::Broadcast || c.rank == op.root;
   uint64_t sendBytes = n * es, recvBytes = n * es;
@@ -521,6 +623,7 @@ void execute(const Op &op) {
         std::memcpy(op.recv + (r * n + o) * es, tmp.data() + r * kb, kb);
       break;
     case Kind::Broadcast: // above
+    case Kind::PointToPoint:
       break;
     }
   }
@@ -628,8 +731,93 @@ ncclResult_t collective(Kind kind, const void *send, void *recv, size_t count,
   case Kind::Broadcast:
     ++gCounters.broadcasts;
     break;
+  case Kind::PointToPoint:
+    break;
   }
   return ncclSuccess;
+}
+
+/// A held ncclSend or ncclRecv: what the outermost ncclGroupEnd queues.
+struct HeldTransfer {
+  std::shared_ptr<CommState> comm;
+  cudaStream_t stream = nullptr;
+  Transfer t;
+};
+thread_local std::vector<HeldTransfer> tHeld;
+
+/// Queues the held transfers: one op per communicator and stream, in the
+/// order the pairs first appear, each holding its transfers in call order.
+ncclResult_t issueHeld() {
+  std::vector<HeldTransfer> held;
+  held.swap(tHeld);
+  std::vector<std::unique_ptr<Op>> ops;
+  for (HeldTransfer &h : held) {
+    auto it = std::find_if(ops.begin(), ops.end(), [&](const std::unique_ptr<Op> &o) {
+      return o->comm == h.comm && o->stream == h.stream;
+    });
+    if (it == ops.end()) {
+      ops.push_back(std::make_unique<Op>());
+      ops.back()->kind = Kind::PointToPoint;
+      ops.back()->comm = h.comm;
+      ops.back()->stream = h.stream;
+      it = ops.end() - 1;
+    }
+    (*it)->transfers.push_back(h.t);
+  }
+  // NCCL matches a send to self with a receive from self of the same group;
+  // one without the other would never complete.
+  for (const std::unique_ptr<Op> &o : ops) {
+    std::vector<size_t> sends, recvs;
+    for (const Transfer &t : o->transfers)
+      if (t.peer == o->comm->rank)
+        (t.send ? sends : recvs).push_back(t.bytes);
+    if (sends != recvs)
+      return fail(ncclInvalidUsage,
+                  "ncclGroupEnd: the group's " + std::to_string(sends.size()) +
+                      " ncclSend to self and " + std::to_string(recvs.size()) +
+                      " ncclRecv from self (on one communicator and stream) do not pair up in "
+                      "call order with equal byte counts");
+  }
+  for (std::unique_ptr<Op> &o : ops)
+    if (ncclResult_t r = enqueue(std::move(o)))
+      return r;
+  return ncclSuccess;
+}
+
+/// NCCL's argument checks of ncclSend / ncclRecv, then holds the transfer
+/// until the group ends (a call outside a group is a group of its own).
+ncclResult_t pointToPoint(bool send, const void *buf, size_t count, ncclDataType_t type,
+                          int peer, ncclComm_t comm, cudaStream_t stream) {
+  std::string name = send ? "ncclSend" : "ncclRecv";
+  if (!comm)
+    return fail(ncclInvalidArgument, name + ": null communicator");
+  CommState &c = *comm->state;
+  size_t es = typeSize(type);
+  if (!es)
+    return fail(ncclInvalidArgument, name + ": datatype " + std::to_string(int(type)) +
+                                         " is not an ncclDataType_t");
+  if (type == ncclFloat8e4m3 || type == ncclFloat8e5m2)
+    return fail(ncclInvalidArgument,
+                name + ": float8 datatypes are not supported by the fake NCCL");
+  if (peer < 0 || peer >= c.nranks)
+    return fail(ncclInvalidArgument, name + ": peer " + std::to_string(peer) +
+                                         " is not a rank of this " +
+                                         std::to_string(c.nranks) + "-rank communicator");
+  if (count > SIZE_MAX / es)
+    return fail(ncclInvalidArgument, name + ": count " + std::to_string(count) + " overflows");
+  if (count && !buf)
+    return fail(ncclInvalidArgument, name + ": null buffer");
+  HeldTransfer h;
+  h.comm = comm->state;
+  h.stream = stream;
+  h.t.send = send;
+  h.t.peer = peer;
+  h.t.buf = static_cast<char *>(const_cast<void *>(buf));
+  h.t.bytes = count * es;
+  h.t.type = type;
+  tHeld.push_back(std::move(h));
+  ++(send ? gCounters.sends : gCounters.recvs);
+  return tGroupDepth == 0 ? issueHeld() : ncclSuccess;
 }
 
 /// What each rank tells the others in ncclCommInitRank.
@@ -869,5 +1057,15 @@ ncclResult_t ncclGroupEnd() {
   if (tGroupDepth == 0)
     return fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
   --tGroupDepth;
-  return ncclSuccess;
+  return tGroupDepth == 0 ? issueHeld() : ncclSuccess;
+}
+
+ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,
+                      ncclComm_t comm, cudaStream_t stream) {
+  return pointToPoint(true, sendbuff, count, datatype, peer, comm, stream);
+}
+
+ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer,
+                      ncclComm_t comm, cudaStream_t stream) {
+  return pointToPoint(false, recvbuff, count, datatype, peer, comm, stream);
 }

@@ -17,15 +17,18 @@ struct LpcFakeNcclCounters {
   uint64_t reduceScatters = 0;
   uint64_t allGathers = 0;
   uint64_t broadcasts = 0;
+  uint64_t sends = 0; // ncclSend and ncclRecv calls (held until their group ends)
+  uint64_t recvs = 0;
   // Collectives that ran (when their stream got there; every launch of a
-  // graph runs its collectives again), and the MPI calls they made (more
-  // than one each when a collective is cut into slabs).
+  // graph runs its collectives again; a group's sends and receives on one
+  // stream are one), and the MPI calls they made (more than one each when a
+  // collective is cut into slabs; one per MPI_Isend / MPI_Irecv).
   uint64_t collectivesRun = 0;
   uint64_t mpiCalls = 0;
   // This rank's input bytes of the collectives that ran, by ncclDataType_t
   // (ncclNumTypes entries): all-reduce count, reduce-scatter nranks *
   // recvcount, all-gather sendcount and broadcast count (root only)
-  // elements.
+  // elements, and every ncclSend's count (to self too).
   uint64_t bytesSent[12] = {};
 };
 

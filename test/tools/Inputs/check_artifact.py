@@ -93,7 +93,8 @@ def check_function(fn):
 
     entries = [entry_params(m["ptx"]) for m in fn["modules"]]
     counts = {"launch": 0, "gemm": 0, "copy": 0, "collective": 0}
-    collectives = ("all_reduce", "reduce_scatter", "all_gather", "shard")
+    collectives = ("all_reduce", "reduce_scatter", "all_gather", "all_to_all",
+                   "shard")
     for k, op in enumerate(fn["ops"]):
         kind = "collective" if op["op"] in collectives else op["op"]
         if kind in counts:
@@ -192,18 +193,23 @@ def check_function(fn):
                 problem(f"{where} op {k}: copy between non-contiguous or "
                         f"unequal views")
         elif op["op"] in collectives:
-            # NCCL's: contiguous F32, BF16 or F16 views of the dtype; one
-            # side holds `ranks` blocks
-            # of the other (all_reduce: the same size).
+            # NCCL's: contiguous F32, BF16, F16 or FP8 views of the dtype;
+            # one side holds `ranks` blocks of the other (all_reduce: the
+            # same size; all_to_all: the same size, `ranks` blocks each).
             i, o = op["in"], op["out"]
             view(i, k, op["op"] + " in")
             view(o, k, op["op"] + " out")
-            blocks = 1 if op["op"] == "all_reduce" else op["ranks"]
+            blocks = 1 if op["op"] in ("all_reduce", "all_to_all") \
+                else op["ranks"]
             small, large = ((i, o) if op["op"] == "all_gather" else (o, i))
-            width = {"F32": 4, "BF16": 2, "F16": 2}.get(op["dtype"])
+            width = {"F32": 4, "BF16": 2, "F16": 2, "F8_E4M3": 1,
+                     "F8_E5M2": 1}.get(op["dtype"])
+            whole = op["op"] != "all_to_all" or \
+                numel(i["sizes"]) % op["ranks"] == 0
             if not (contiguous(i) and contiguous(o)) or width is None or \
                     i["elem_bytes"] != width or o["elem_bytes"] != width or \
-                    numel(large["sizes"]) != blocks * numel(small["sizes"]):
+                    numel(large["sizes"]) != blocks * numel(small["sizes"]) \
+                    or not whole:
                 problem(f"{where} op {k}: {op['op']} views do not fit")
         else:
             problem(f"{where} op {k}: unknown op {op['op']}")
