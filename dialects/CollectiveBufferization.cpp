@@ -1,7 +1,7 @@
 //===- CollectiveBufferization.cpp - collectives become runtime calls -----===//
 //
-// lpc.all_reduce, lpc.reduce_scatter, lpc.all_gather and lpc.shard have no
-// loop nest:
+// lpc.all_reduce, lpc.reduce_scatter, lpc.all_gather, lpc.shard and
+// lpc.all_to_all have no loop nest:
 // they are collectives of the runtime
 // (runtime/comm, MPI). lpc-to-linalg leaves it and one-shot-bufferize turns
 // it into a call through this model: the input read where it is (copied to
@@ -19,11 +19,14 @@
 //                                                  which the runtime checks
 //                                                  against the run's
 //   lpc_rt_shard_f32(in, out, ranks)               lpc.shard: a local copy
+//   lpc_rt_all_to_all_<t>(in, out, ranks)          lpc.all_to_all: bytes
 //
 // The entry points copy (or test) the input when the process is one rank.
-// A bf16 or f16 input (the GPU's native-wire form) calls the same entries
-// with `_bf16` / `_f16` instead of `_f32`: the CUDA artifact's collective
-// steps of that type (GPUArtifact.cpp); the CPU runtime has none.
+// A narrow input (the GPU's native-wire form, lpc-native-wire-collectives)
+// calls the same entries with `_bf16`, `_f16`, `_f8e4m3` or `_f8e5m2`
+// instead of `_f32`: the CUDA artifact's collective steps of that type
+// (GPUArtifact.cpp). The CPU runtime has the ones that only move bytes
+// (all_gather, all_to_all), not the narrow reductions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,10 +76,15 @@ Value kindCode(RewriterBase &b, Location loc, AllReduceKind kind) {
   return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(code));
 }
 
-/// "_f32", "_bf16" or "_f16": the entry point's suffix for `t`'s elements.
+/// "_f32", "_bf16", "_f16", "_f8e4m3" or "_f8e5m2": the entry point's
+/// suffix for `t`'s elements.
 std::string entrySuffix(Type t) {
   Type e = cast<ShapedType>(t).getElementType();
-  return e.isBF16() ? "_bf16" : e.isF16() ? "_f16" : "_f32";
+  return e.isBF16()                   ? "_bf16"
+         : e.isF16()                  ? "_f16"
+         : isa<Float8E4M3FNType>(e) ? "_f8e4m3"
+         : isa<Float8E5M2Type>(e)   ? "_f8e5m2"
+                                      : "_f32";
 }
 
 /// The input read in place; the result is a new buffer.
@@ -108,10 +116,11 @@ struct AllReduceModel : ReadOnlyCallModel<AllReduceModel, AllReduceOp> {
   }
 };
 
-/// lpc.reduce_scatter, lpc.all_gather and lpc.shard: the input read in
-/// place, the result a new buffer, both flat; then the kind (reduce_scatter
-/// only), the wire format (not lpc.shard's: nothing travels) and the rank
-/// count the step was built for.
+/// lpc.reduce_scatter, lpc.all_gather, lpc.shard and lpc.all_to_all: the
+/// input read in place, the result a new buffer, both flat; then the kind
+/// (reduce_scatter only), the wire format (not lpc.shard's or
+/// lpc.all_to_all's: nothing is rounded) and the rank count the step was
+/// built for.
 template <typename OpT>
 struct ShardingModel : ReadOnlyCallModel<ShardingModel<OpT>, OpT> {
   LogicalResult bufferize(Operation *op, RewriterBase &b,
@@ -135,6 +144,8 @@ struct ShardingModel : ReadOnlyCallModel<ShardingModel<OpT>, OpT> {
     }
     if constexpr (std::is_same_v<OpT, ShardOp>)
       entry = "lpc_rt_shard";
+    else if constexpr (std::is_same_v<OpT, AllToAllOp>)
+      entry = "lpc_rt_all_to_all";
     else
       args.push_back(i64(int64_t(c.getCommPrecision())));
     args.push_back(i64(c.getRanks()));
@@ -151,4 +162,5 @@ void mlir::lpc::attachCollectiveBufferization(MLIRContext *ctx) {
   ReduceScatterOp::attachInterface<ShardingModel<ReduceScatterOp>>(*ctx);
   AllGatherOp::attachInterface<ShardingModel<AllGatherOp>>(*ctx);
   ShardOp::attachInterface<ShardingModel<ShardOp>>(*ctx);
+  AllToAllOp::attachInterface<ShardingModel<AllToAllOp>>(*ctx);
 }

@@ -960,8 +960,9 @@ static LogicalResult verifyWireKind(Operation *op, Precision wire,
   return success();
 }
 
-/// A bf16 or f16 collective (the GPU's native-wire form) names its own
-/// type as the wire; the result has the input's element type.
+/// A bf16, f16 (or, for lpc.all_gather, FP8) collective, the GPU's
+/// native-wire form, names its own type as the wire; the result has the
+/// input's element type.
 static LogicalResult verifyWireType(Operation *op, Type in, Type out,
                                     Precision wire) {
   Type e = cast<RankedTensorType>(in).getElementType();
@@ -970,7 +971,10 @@ static LogicalResult verifyWireType(Operation *op, Type in, Type out,
                              << " must have the input's element type " << e;
   if (e.isF32())
     return success();
-  Precision own = e.isBF16() ? Precision::bf16 : Precision::fp16;
+  Precision own = e.isBF16()                   ? Precision::bf16
+                  : e.isF16()                  ? Precision::fp16
+                  : isa<Float8E4M3FNType>(e) ? Precision::fp8_e4m3
+                                               : Precision::fp8_e5m2;
   if (wire != own)
     return op->emitOpError()
            << "a " << e << " input travels as itself: comm_precision must be "
@@ -1051,6 +1055,28 @@ LogicalResult AllGatherOp::verify() {
     return failure();
   return verifyRankBlocks(*this, getResult().getType(), getInput().getType(),
                           getRanks(), "result", "input");
+}
+
+LogicalResult AllToAllOp::verify() {
+  auto t = getInput().getType();
+  if (t.getRank() == 0)
+    return emitOpError() << "needs an input of rank >= 1 (its dimension 0 "
+                            "is split between the ranks), got "
+                         << t;
+  int64_t d = t.getDimSize(0);
+  if (ShapedType::isDynamic(d) || d % getRanks() != 0)
+    return emitOpError() << "dimension 0 of the input (" << d
+                         << ") must be a multiple of " << getRanks()
+                         << " (ranks)";
+  return success();
+}
+
+LogicalResult WireScaleOp::verify() {
+  if (getFormat() != Precision::fp8_e4m3 && getFormat() != Precision::fp8_e5m2)
+    return emitOpError() << "format must be fp8_e4m3 or fp8_e5m2 (the "
+                            "other wire formats need no scale), got "
+                         << stringifyPrecision(getFormat());
+  return success();
 }
 
 LogicalResult ShardOp::verify() {

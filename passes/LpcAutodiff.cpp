@@ -623,7 +623,8 @@ LogicalResult Differentiator::backprop(Operation *op) {
           accumulate(loc, o.getTarget(), NegOp::create(b, loc, d));
         return success();
       })
-      .Case<AllReduceOp, ReduceScatterOp, AllGatherOp, ShardOp>([&](Operation *o) {
+      .Case<AllReduceOp, ReduceScatterOp, AllGatherOp, ShardOp, AllToAllOp,
+            WireScaleOp>([&](Operation *o) {
         return o->emitError()
                << "lpc-autodiff: " << o->getName() << " lies between a parameter and "
                   "the loss; collectives have no gradient rule: they belong "

@@ -397,6 +397,19 @@ Report analyze(func::FuncOp fn) {
     if (auto ag = dyn_cast<AllGatherOp>(op))
       sharding(ag.getResult(), ag.getCommPrecision(),
                llvm::formatv("all_gather over {0} ranks", ag.getRanks()).str());
+    // The GPU's FP8 wire (lpc-native-wire-collectives): its values travel
+    // in their own type.
+    if (auto a2a = dyn_cast<AllToAllOp>(op)) {
+      Type e = a2a.getInput().getType().getElementType();
+      Precision p = e.isBF16()                   ? Precision::bf16
+                    : e.isF16()                  ? Precision::fp16
+                    : isa<Float8E4M3FNType>(e) ? Precision::fp8_e4m3
+                    : isa<Float8E5M2Type>(e)   ? Precision::fp8_e5m2
+                                                 : Precision::fp32;
+      sharding(a2a.getInput(), p,
+               llvm::formatv("all_to_all over {0} ranks", a2a.getRanks())
+                   .str());
+    }
 
     if (!isReported(op))
       return;

@@ -461,11 +461,12 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
     if (fn.getSymName() != name)
       fn.erase();
   auto fn = copy->lookupSymbol<func::FuncOp>(name);
-  // The CPU runtime's collectives take f32 (runtime/comm); a bf16 or f16
-  // one is the GPU's native-wire form (lpc-native-wire-collectives).
+  // The CPU runtime's reductions take f32 (runtime/comm); a bf16 or f16
+  // one is the GPU's native-wire form (lpc-native-wire-collectives). The
+  // collectives that only move bytes (all_gather, all_to_all) take any type.
   Operation *narrow = nullptr;
   fn.walk([&](Operation *op) {
-    if (isa<AllReduceOp, ReduceScatterOp, AllGatherOp>(op) &&
+    if (isa<AllReduceOp, ReduceScatterOp>(op) &&
         !cast<ShapedType>(op->getOperand(0).getType()).getElementType().isF32())
       narrow = op;
   });
@@ -482,7 +483,7 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
         "' of a " +
         llvm::formatv("{0}", narrow->getOperand(0).getType()).str() + " at " +
         loc +
-        ": the CPU's collectives take f32 tensors (a narrow wire is their "
+        ": the CPU's reductions take f32 tensors (a narrow wire is their "
         "comm_precision)");
   }
   MLIRContext *ctx = module.getContext();

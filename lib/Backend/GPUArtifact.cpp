@@ -12,8 +12,9 @@
 //   func.call @lpc_rt_attention_{fwd,bwd}_{bf16,f16} (lpc.attention's
 //     bufferization, dialects/AttentionBufferization.cpp)
 //                           -> attention, attention_backward (cuDNN)
-//   func.call @lpc_rt_{all_reduce,reduce_scatter,all_gather,shard}_{f32,
-//     bf16,f16} (dialects/CollectiveBufferization.cpp; bf16 / f16 from
+//   func.call @lpc_rt_{all_reduce,reduce_scatter,all_gather,shard,
+//     all_to_all}_{f32,bf16,f16,f8e4m3,f8e5m2}
+//     (dialects/CollectiveBufferization.cpp; the narrow types from
 //     lpc-native-wire-collectives)
 //                           -> all_reduce, reduce_scatter, all_gather, shard
 //                              (NCCL, runtime/cuda/Nccl.cpp)
@@ -413,17 +414,19 @@ llvm::Expected<json::Object> FunctionWriter::collective(func::CallOp op) {
                     "an f32 flag made with lpc.all_finite and lpc.where "
                     "with max instead)");
   // Operands (CollectiveBufferization.cpp): in, out, then the i64 constants
-  // kind (all_reduce, reduce_scatter), wire (not shard's), ranks (not
-  // all_reduce's). The element type is the callee's suffix: f32, or bf16 /
-  // f16 (lpc-native-wire-collectives), whose wire is the type itself
-  // (Precision's value: fp32 0, fp16 1, bf16 2).
+  // kind (all_reduce, reduce_scatter), wire (not shard's or all_to_all's),
+  // ranks (not all_reduce's). The element type is the callee's suffix: f32,
+  // or a narrow type (lpc-native-wire-collectives), whose wire is the type
+  // itself (Precision's value: fp32 0, fp16 1, bf16 2, e4m3 3, e5m2 4).
   struct Element {
     StringRef suffix;
     const char *dtype;
     int64_t wire;
   };
   static const Element elements[] = {
-      {"_f32", "F32", 0}, {"_bf16", "BF16", 2}, {"_f16", "F16", 1}};
+      {"_f32", "F32", 0},          {"_bf16", "BF16", 2},
+      {"_f16", "F16", 1},          {"_f8e4m3", "F8_E4M3", 3},
+      {"_f8e5m2", "F8_E5M2", 4}};
   StringRef kind = callee;
   const Element *element = nullptr;
   for (const Element &e : elements)
@@ -432,12 +435,14 @@ llvm::Expected<json::Object> FunctionWriter::collective(func::CallOp op) {
       break;
     }
   if (!element || !kind.consume_front("lpc_rt_") ||
-      !llvm::is_contained({"all_reduce", "reduce_scatter", "all_gather", "shard"},
-                          kind))
+      !llvm::is_contained(
+          {"all_reduce", "reduce_scatter", "all_gather", "shard", "all_to_all"},
+          kind))
     return fail(op, "a call to @" + callee +
                         ": the artifact has no step for it");
   bool reduces = kind == "all_reduce" || kind == "reduce_scatter";
-  bool hasWire = kind != "shard", hasRanks = kind != "all_reduce";
+  bool hasWire = kind != "shard" && kind != "all_to_all",
+       hasRanks = kind != "all_reduce";
   unsigned want = 2 + reduces + hasWire + hasRanks;
   if (op.getNumOperands() != want)
     return fail(op, "a call to @" + callee + " with " +
@@ -465,8 +470,8 @@ llvm::Expected<json::Object> FunctionWriter::collective(func::CallOp op) {
     // (f32 sums in rank order, a shared FP8 scale): lpc-native-wire-
     // collectives rewrites bf16 and fp16 into collectives of that type.
     return fail(op, "an f32 collective with a narrow comm_precision: the "
-                    "GPU moves bf16 and fp16 as tensors of that type "
-                    "(lpc-native-wire-collectives), FP8 not at all");
+                    "GPU moves narrow formats as tensors of their type "
+                    "(lpc-native-wire-collectives; FP8 needs its ranks=N)");
   if (hasRanks)
     o["ranks"] = ints[next++];
   auto in = view(op.getOperand(0), op);

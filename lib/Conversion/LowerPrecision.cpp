@@ -528,6 +528,70 @@ struct LowerFP8ComputeScale : OpRewritePattern<FP8ComputeScaleOp> {
   }
 };
 
+/// s = 2^min(floor(log2(fmax / |amax|)), 126) with integer code only (no
+/// log2 / exp2 approximation, the same bits on the CPU and the GPU): the
+/// exponent field of the f32 quotient, then one step down (or up) where the
+/// quotient's rounding crossed a power of two. amax * s is exact (s is a
+/// power of two and the product is a normal f32 below 2 fmax), so the
+/// checks are too.
+struct LowerWireScale : OpRewritePattern<WireScaleOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WireScaleOp op,
+                                PatternRewriter &rewriter) const override {
+    double fmax = op.getFormat() == Precision::fp8_e4m3 ? 448.0 : 57344.0;
+    Value r = elementwise(
+        rewriter, op.getLoc(), op.getType(), {op.getAmax()},
+        [&](OpBuilder &b, Location l, ValueRange v) -> SmallVector<Value> {
+          Type i32 = b.getI32Type(), f32 = b.getF32Type();
+          Value a = math::AbsFOp::create(b, l, v[0]);
+          Value fm = f32Const(b, l, fmax);
+          // fmax / a >= 448 / FLT_MAX > 2^-120: normal, or +inf when a is
+          // tiny (its exponent field then reads 128, clamped to 126).
+          Value q = arith::BitcastOp::create(b, l, i32, divf(b, l, fm, a));
+          Value e = arith::SubIOp::create(
+              b, l,
+              arith::AndIOp::create(
+                  b, l, arith::ShRUIOp::create(b, l, q, i32c(b, l, 23)),
+                  i32c(b, l, 0xFF)),
+              i32c(b, l, 127));
+          e = arith::MinSIOp::create(b, l, e, i32c(b, l, 126));
+          auto pow2 = [&](Value k) -> Value {
+            return arith::BitcastOp::create(
+                b, l, f32,
+                arith::ShLIOp::create(
+                    b, l, arith::AddIOp::create(b, l, k, i32c(b, l, 127)),
+                    i32c(b, l, 23)));
+          };
+          auto above = [&](Value k) -> Value {
+            return arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT,
+                                         mulf(b, l, a, pow2(k)), fm);
+          };
+          Value down = arith::SubIOp::create(b, l, e, i32c(b, l, 1));
+          Value up = arith::AddIOp::create(b, l, e, i32c(b, l, 1));
+          Value canUp = arith::AndIOp::create(
+              b, l,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, e,
+                                    i32c(b, l, 126)),
+              arith::XOrIOp::create(
+                  b, l, above(up),
+                  arith::ConstantOp::create(b, l, b.getBoolAttr(true))));
+          e = arith::SelectOp::create(
+              b, l, above(e), down,
+              arith::SelectOp::create(b, l, canUp, up, e));
+          Value sc = pow2(e);
+          Value zero = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a,
+                                             f32Const(b, l, 0.0));
+          Value finite = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT,
+                                               a, f32Const(b, l, INFINITY));
+          sc = arith::SelectOp::create(b, l, zero, f32Const(b, l, 1.0), sc);
+          return {arith::SelectOp::create(b, l, finite, sc,
+                                          f32Const(b, l, NAN))};
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
 /// torch._amp_update_scale_.
 struct LowerLossScaleUpdate : OpRewritePattern<LossScaleUpdateOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -655,7 +719,7 @@ void mlir::lpc::lowering::populatePrecisionPatterns(
     RewritePatternSet &patterns, bool fp8Gemm) {
   patterns.add<LowerSaturatingCast, LowerQuantize, LowerDequantize, LowerAmax,
                LowerFP8Stats, LowerAllFinite, LowerAmaxHistoryPush,
-               LowerFP8ComputeScale, LowerLossScaleUpdate, LowerLrSchedule,
+               LowerFP8ComputeScale, LowerWireScale, LowerLossScaleUpdate, LowerLrSchedule,
                LowerClip>(patterns.getContext(), /*benefit=*/2);
   patterns.add<LowerScaledMatmul>(patterns.getContext(), fp8Gemm);
 }

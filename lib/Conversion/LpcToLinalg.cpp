@@ -734,7 +734,7 @@ struct LpcToLinalgPass
       // CollectiveBufferization.cpp).
       if (isa<LpcDialect>(op->getDialect()) &&
           !isa<AttentionOp, AttentionGradOp, AllReduceOp, ReduceScatterOp,
-               AllGatherOp, ShardOp>(op)) {
+               AllGatherOp, ShardOp, AllToAllOp>(op)) {
         op->emitError() << "lpc-to-linalg: no CPU lowering for '"
                         << op->getName() << "' yet";
         return WalkResult::interrupt();

@@ -131,6 +131,27 @@ LogicalResult Evaluator::eval(ShardOp op) {
   return define(op.getResult(), get(op.getInput()));
 }
 
+LogicalResult Evaluator::eval(AllToAllOp op) {
+  if (failed(oneRankOnly(op)))
+    return failure();
+  return define(op.getResult(), get(op.getInput()));
+}
+
+/// In double, as the CPU runtime's FP8 wire computes it (Comm.cpp).
+LogicalResult Evaluator::eval(WireScaleOp op) {
+  double amax = scalar(op.getAmax());
+  double fmax = op.getFormat() == Precision::fp8_e4m3 ? 448.0 : 57344.0;
+  Tensor out = zeros({});
+  if (!std::isfinite(amax))
+    out.data[0] = NAN;
+  else if (amax == 0.0)
+    out.data[0] = 1.0;
+  else
+    out.data[0] = std::ldexp(
+        1.0, std::min(int(std::floor(std::log2(fmax / std::fabs(amax)))), 126));
+  return define(op.getResult(), std::move(out));
+}
+
 LogicalResult Evaluator::eval(AmaxHistoryPushOp op) {
   const Tensor &history = get(op.getHistory());
   double amax = scalar(op.getAmax());

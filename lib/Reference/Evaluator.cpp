@@ -125,7 +125,8 @@ LogicalResult Evaluator::evalOp(Operation *op) {
             AmaxOp, FP8StatsOp, ScaledMatmulOp, LossScaleOp, UnscaleOp, AllFiniteOp,
             AmaxHistoryPushOp, FP8ComputeScaleOp, LossScaleUpdateOp, SgdOp,
             AdamWOp, LrScheduleOp, ClipByGlobalNormOp, AttentionOp,
-            AttentionGradOp, AllReduceOp, ReduceScatterOp, AllGatherOp, ShardOp>(
+            AttentionGradOp, AllReduceOp, ReduceScatterOp, AllGatherOp, ShardOp,
+            AllToAllOp, WireScaleOp>(
           [&](auto concrete) { return eval(concrete); })
       .Default([&](Operation *other) {
         return other->emitError() << "reference evaluator: unsupported op '"

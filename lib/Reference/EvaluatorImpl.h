@@ -301,6 +301,8 @@ private:
   LogicalResult eval(ReduceScatterOp op);
   LogicalResult eval(AllGatherOp op);
   LogicalResult eval(ShardOp op);
+  LogicalResult eval(AllToAllOp op);
+  LogicalResult eval(WireScaleOp op);
 
   template <typename OpT, typename F> LogicalResult unary(OpT op, F f) {
     return define(op.getResult(), map(get(op.getInput()), f));

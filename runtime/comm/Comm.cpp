@@ -280,6 +280,15 @@ const CommSymbol *commSymbols(size_t *count) {
       LPC_COMM_SYMBOL(lpc_rt_reduce_scatter_f32),
       LPC_COMM_SYMBOL(lpc_rt_all_gather_f32),
       LPC_COMM_SYMBOL(lpc_rt_shard_f32),
+      LPC_COMM_SYMBOL(lpc_rt_all_to_all_f32),
+      LPC_COMM_SYMBOL(lpc_rt_all_to_all_bf16),
+      LPC_COMM_SYMBOL(lpc_rt_all_to_all_f16),
+      LPC_COMM_SYMBOL(lpc_rt_all_to_all_f8e4m3),
+      LPC_COMM_SYMBOL(lpc_rt_all_to_all_f8e5m2),
+      LPC_COMM_SYMBOL(lpc_rt_all_gather_bf16),
+      LPC_COMM_SYMBOL(lpc_rt_all_gather_f16),
+      LPC_COMM_SYMBOL(lpc_rt_all_gather_f8e4m3),
+      LPC_COMM_SYMBOL(lpc_rt_all_gather_f8e5m2),
   };
 #undef LPC_COMM_SYMBOL
   *count = sizeof(symbols) / sizeof(symbols[0]);
@@ -606,6 +615,48 @@ void allGather(const float *x, float *y, int64_t k, Wire wire) {
   }
 }
 
+/// lpc.all_to_all on N > 1 ranks: blocks of `block` bytes, per slab an
+/// MPI_Alltoall of packed pieces (MPI's counts are ints).
+void allToAllBytes(const uint8_t *x, uint8_t *y, int64_t block, int width,
+                   Wire wire) {
+  const int ranks = worldSize;
+  lpc::rt::CollectiveScope watched;
+  const int64_t piece = slabOf(block / width) * width;
+  std::vector<uint8_t> send(size_t(piece * ranks)), recv(send.size());
+  for (int64_t at = 0; at < block; at += piece) {
+    const int64_t len = std::min(piece, block - at);
+    for (int r = 0; r < ranks; ++r)
+      std::memcpy(send.data() + size_t(r * len), x + r * block + at,
+                  size_t(len));
+    MPI_Alltoall(send.data(), int(len), MPI_BYTE, recv.data(), int(len),
+                 MPI_BYTE, MPI_COMM_WORLD);
+    for (int r = 0; r < ranks; ++r)
+      std::memcpy(y + r * block + at, recv.data() + size_t(r * len),
+                  size_t(len));
+    traffic.bytes[int(wire)] += uint64_t(ranks - 1) * uint64_t(len);
+    ++traffic.collectives;
+  }
+}
+
+/// lpc.all_gather of narrow values on N > 1 ranks: bytes, per slab.
+void allGatherBytes(const uint8_t *x, uint8_t *y, int64_t block, int width,
+                    Wire wire) {
+  const int ranks = worldSize;
+  lpc::rt::CollectiveScope watched;
+  const int64_t piece = slabOf(block / width) * width;
+  std::vector<uint8_t> all(size_t(piece * ranks));
+  for (int64_t at = 0; at < block; at += piece) {
+    const int64_t len = std::min(piece, block - at);
+    MPI_Allgather(x + at, int(len), MPI_BYTE, all.data(), int(len), MPI_BYTE,
+                  MPI_COMM_WORLD);
+    for (int r = 0; r < ranks; ++r)
+      std::memcpy(y + r * block + at, all.data() + size_t(r * len),
+                  size_t(len));
+    traffic.bytes[int(wire)] += uint64_t(ranks - 1) * uint64_t(len);
+    ++traffic.collectives;
+  }
+}
+
 } // namespace
 } // namespace rt
 } // namespace lpc
@@ -765,3 +816,97 @@ extern "C" void _mlir_ciface_lpc_rt_shard_f32(lpc::rt::CommMemRef1F32 *in,
   if (x != y)
     std::memmove(y, x, size_t(out->size) * sizeof(float));
 }
+
+namespace {
+
+/// The first byte of a contiguous rank-1 view of `width`-byte elements.
+uint8_t *bytesOf(lpc::rt::CommMemRef1Bytes *m, int width, const char *entry) {
+  if (m->size > 1 && m->stride != 1) {
+    std::fprintf(stderr,
+                 "lpc: internal error: %s got a view with stride %lld\n",
+                 entry, (long long)m->stride);
+    std::abort();
+  }
+  return static_cast<uint8_t *>(m->aligned) + m->offset * width;
+}
+
+void allToAll(lpc::rt::CommMemRef1Bytes *in, lpc::rt::CommMemRef1Bytes *out,
+              int64_t ranks, int width, lpc::rt::Wire wire,
+              const char *entry) {
+  checkSharding("lpc.all_to_all", int64_t(wire), ranks);
+  if (in->size != out->size || in->size % ranks != 0) {
+    std::fprintf(stderr,
+                 "lpc: internal error: %s got %lld elements in and %lld out "
+                 "for %lld ranks\n",
+                 entry, (long long)in->size, (long long)out->size,
+                 (long long)ranks);
+    std::abort();
+  }
+  const uint8_t *x = bytesOf(in, width, entry);
+  uint8_t *y = bytesOf(out, width, entry);
+  if (ranks == 1) {
+    if (x != y)
+      std::memmove(y, x, size_t(out->size) * size_t(width));
+    return;
+  }
+#ifdef LPC_HAVE_MPI
+  lpc::rt::allToAllBytes(x, y, in->size / ranks * width, width, wire);
+#else
+  (void)wire;
+#endif
+}
+
+void allGatherNarrow(lpc::rt::CommMemRef1Bytes *in,
+                     lpc::rt::CommMemRef1Bytes *out, int64_t wire,
+                     int64_t ranks, int width, lpc::rt::Wire own,
+                     const char *entry) {
+  checkSharding("lpc.all_gather", wire, ranks);
+  if (wire != int64_t(own) || out->size != in->size * ranks) {
+    // The verifier of lpc.all_gather refuses these.
+    std::fprintf(stderr,
+                 "lpc: internal error: %s got wire format %lld, %lld "
+                 "elements in and %lld out\n",
+                 entry, (long long)wire, (long long)in->size,
+                 (long long)out->size);
+    std::abort();
+  }
+  const uint8_t *x = bytesOf(in, width, entry);
+  uint8_t *y = bytesOf(out, width, entry);
+  if (ranks == 1) {
+    if (x != y)
+      std::memmove(y, x, size_t(out->size) * size_t(width));
+    return;
+  }
+#ifdef LPC_HAVE_MPI
+  lpc::rt::allGatherBytes(x, y, in->size * width, width, own);
+#endif
+}
+
+} // namespace
+
+#define LPC_COMM_ALL_TO_ALL(T, WIDTH, WIRE)                                     \
+  extern "C" void _mlir_ciface_lpc_rt_all_to_all_##T(                          \
+      lpc::rt::CommMemRef1Bytes *in, lpc::rt::CommMemRef1Bytes *out,           \
+      int64_t ranks) {                                                         \
+    allToAll(in, out, ranks, WIDTH, lpc::rt::Wire::WIRE,                       \
+             "lpc_rt_all_to_all_" #T);                                         \
+  }
+LPC_COMM_ALL_TO_ALL(f32, 4, F32)
+LPC_COMM_ALL_TO_ALL(bf16, 2, BF16)
+LPC_COMM_ALL_TO_ALL(f16, 2, F16)
+LPC_COMM_ALL_TO_ALL(f8e4m3, 1, E4M3)
+LPC_COMM_ALL_TO_ALL(f8e5m2, 1, E5M2)
+#undef LPC_COMM_ALL_TO_ALL
+
+#define LPC_COMM_ALL_GATHER(T, WIDTH, WIRE)                                     \
+  extern "C" void _mlir_ciface_lpc_rt_all_gather_##T(                          \
+      lpc::rt::CommMemRef1Bytes *in, lpc::rt::CommMemRef1Bytes *out,           \
+      int64_t wire, int64_t ranks) {                                           \
+    allGatherNarrow(in, out, wire, ranks, WIDTH, lpc::rt::Wire::WIRE,          \
+                    "lpc_rt_all_gather_" #T);                                  \
+  }
+LPC_COMM_ALL_GATHER(bf16, 2, BF16)
+LPC_COMM_ALL_GATHER(f16, 2, F16)
+LPC_COMM_ALL_GATHER(f8e4m3, 1, E4M3)
+LPC_COMM_ALL_GATHER(f8e5m2, 1, E5M2)
+#undef LPC_COMM_ALL_GATHER

@@ -474,6 +474,45 @@ int main(int argc, char **argv) {
     CHECK(after.collectives == before.collectives, "shard counted as a collective");
   }
 
+  // The byte-moving entries (the GPU's FP8 wire run on the CPU): every
+  // byte names its source rank, block and position, so a misplaced one
+  // shows; slabs of 5 elements make the pieces uneven.
+  {
+    const int64_t k = 13;
+    std::vector<uint8_t> x(size_t(k * ranks)), y(x.size(), 0xEE);
+    for (int64_t j = 0; j < ranks; ++j)
+      for (int64_t i = 0; i < k; ++i)
+        x[size_t(j * k + i)] = uint8_t(me * 64 + j * 16 + i);
+    rt::CommMemRef1Bytes a{x.data(), x.data(), 0, k * ranks, 1},
+        b{y.data(), y.data(), 0, k * ranks, 1};
+    rt::commSetNarrowSlab(5);
+    rt::CommTraffic before = rt::commTraffic();
+    _mlir_ciface_lpc_rt_all_to_all_f8e4m3(&a, &b, ranks);
+    rt::CommTraffic after = rt::commTraffic();
+    bool right = true;
+    for (int64_t j = 0; j < ranks; ++j)
+      for (int64_t i = 0; i < k; ++i)
+        right = right && y[size_t(j * k + i)] == uint8_t(j * 64 + me * 16 + i);
+    CHECK(right, "all_to_all f8e4m3: rank %d got misplaced bytes", me);
+    uint64_t sent = after.bytes[int(rt::Wire::E4M3)] -
+                    before.bytes[int(rt::Wire::E4M3)];
+    CHECK(sent == uint64_t(ranks - 1) * uint64_t(k),
+          "all_to_all f8e4m3 sent %llu bytes", (unsigned long long)sent);
+    // all_gather of bf16 values (2 bytes each, an offset of 1 element).
+    std::vector<uint16_t> h(size_t(k + 1)), g(size_t(k * ranks), 0);
+    for (int64_t i = 0; i <= k; ++i)
+      h[size_t(i)] = uint16_t(me * 1000 + i);
+    rt::CommMemRef1Bytes c{h.data(), h.data(), 1, k, 1},
+        d{g.data(), g.data(), 0, k * ranks, 1};
+    _mlir_ciface_lpc_rt_all_gather_bf16(&c, &d, int64_t(rt::Wire::BF16), ranks);
+    right = true;
+    for (int64_t j = 0; j < ranks; ++j)
+      for (int64_t i = 0; i < k; ++i)
+        right = right && g[size_t(j * k + i)] == uint16_t(j * 1000 + i + 1);
+    CHECK(right, "all_gather bf16: rank %d got misplaced values", me);
+    rt::commSetNarrowSlab(0);
+  }
+
   // Traffic: one bf16 mean of 4099 elements sends 2 (N - 1) / N of the
   // padded tensor's bytes.
   {

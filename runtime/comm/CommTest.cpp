@@ -127,11 +127,27 @@ int main(int argc, char **argv) {
   CHECK(rt::commAny(true) && !rt::commAny(false), "one rank: any = value");
   size_t n = 0;
   const rt::CommSymbol *syms = rt::commSymbols(&n);
-  CHECK(n == 5 && std::string(syms[0].name) ==
-                      "_mlir_ciface_lpc_rt_all_reduce_f32" &&
+  CHECK(n == 14 && std::string(syms[0].name) ==
+                       "_mlir_ciface_lpc_rt_all_reduce_f32" &&
             std::string(syms[3].name) == "_mlir_ciface_lpc_rt_all_gather_f32" &&
-            std::string(syms[4].name) == "_mlir_ciface_lpc_rt_shard_f32",
+            std::string(syms[4].name) == "_mlir_ciface_lpc_rt_shard_f32" &&
+            std::string(syms[8].name) ==
+                "_mlir_ciface_lpc_rt_all_to_all_f8e4m3" &&
+            std::string(syms[13].name) ==
+                "_mlir_ciface_lpc_rt_all_gather_f8e5m2",
         "commSymbols: %zu entries", n);
+  // The byte-moving entries over one rank: a copy, the view's offset
+  // counted in elements of the type.
+  {
+    uint8_t src[8] = {1, 2, 3, 4, 5, 6, 7, 8}, dst[8] = {};
+    rt::CommMemRef1Bytes in{src, src, 2, 6, 1}, out{dst, dst, 0, 6, 1};
+    _mlir_ciface_lpc_rt_all_to_all_f8e4m3(&in, &out, 1);
+    CHECK(std::memcmp(dst, src + 2, 6) == 0, "one rank: all_to_all f8e4m3");
+    std::memset(dst, 0, sizeof(dst));
+    rt::CommMemRef1Bytes in2{src, src, 1, 3, 1}, out2{dst, dst, 0, 3, 1};
+    _mlir_ciface_lpc_rt_all_gather_bf16(&in2, &out2, 2, 1);
+    CHECK(std::memcmp(dst, src + 2, 6) == 0, "one rank: all_gather bf16");
+  }
 
   // The sharding collectives over one rank (ranks = 1): the input, unrounded
   // whatever the wire format.

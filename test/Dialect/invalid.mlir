@@ -1833,6 +1833,54 @@ func.func @all_gather_rank(%g: tensor<4x8xf32>) {
 
 // -----
 
+func.func @all_gather_fp8_wire(%g: tensor<4x8xf8E4M3FN>) {
+  // expected-error @+1 {{'lpc.all_gather' op a 'f8E4M3FN' input travels as itself: comm_precision must be fp8_e4m3, not fp8_e5m2}}
+  %0 = lpc.all_gather %g ranks(2) {comm_precision = #lpc.precision<fp8_e5m2>} : tensor<4x8xf8E4M3FN> -> tensor<8x8xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @all_reduce_fp8_input(%g: tensor<8xf8E4M3FN>) {
+  // expected-error @+1 {{'lpc.all_reduce' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  %0 = lpc.all_reduce %g mean {comm_precision = #lpc.precision<fp8_e4m3>} : tensor<8xf8E4M3FN> -> tensor<8xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @all_to_all_blocks(%q: tensor<5x8xf8E4M3FN>) {
+  // expected-error @+1 {{'lpc.all_to_all' op dimension 0 of the input (5) must be a multiple of 2 (ranks)}}
+  %0 = lpc.all_to_all %q ranks(2) : tensor<5x8xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @all_to_all_scalar(%q: tensor<f32>) {
+  // expected-error @+1 {{'lpc.all_to_all' op needs an input of rank >= 1 (its dimension 0 is split between the ranks), got 'tensor<f32>'}}
+  %0 = lpc.all_to_all %q ranks(1) : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @all_to_all_ranks(%q: tensor<4xf32>) {
+  // expected-error @+1 {{'lpc.all_to_all' op attribute 'ranks' failed to satisfy constraint}}
+  %0 = lpc.all_to_all %q ranks(0) : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @wire_scale_format(%a: tensor<f32>) {
+  // expected-error @+1 {{'lpc.wire_scale' op format must be fp8_e4m3 or fp8_e5m2 (the other wire formats need no scale), got bf16}}
+  %0 = lpc.wire_scale %a {format = #lpc.precision<bf16>}
+  return
+}
+
+// -----
+
 func.func @shard_blocks(%g: tensor<4x8xf32>) {
   // expected-error @+1 {{'lpc.shard' op dimension 0 of the input (4) must be 3 (ranks) times that of the result (1)}}
   %0 = lpc.shard %g ranks(3) : tensor<4x8xf32> -> tensor<1x8xf32>

@@ -637,6 +637,20 @@ func.func @native_wire_collectives(%g: tensor<12x5xbf16>, %h: tensor<4x5xf16>)
   return %0, %1, %2 : tensor<12x5xbf16>, tensor<4x5xbf16>, tensor<12x5xf16>
 }
 
+// The GPU's FP8 wire (lpc-native-wire-collectives): FP8 values move as
+// bytes, the shared scale is a power of two.
+// CHECK-LABEL: func.func @fp8_wire
+func.func @fp8_wire(%q: tensor<6x5xf8E4M3FN>, %m: tensor<2x5xf8E5M2>, %a: tensor<f32>)
+    -> (tensor<6x5xf8E4M3FN>, tensor<6x5xf8E5M2>, tensor<f32>) {
+  // CHECK-NEXT: lpc.all_to_all %{{.*}} ranks(3) : tensor<6x5xf8E4M3FN>{{$}}
+  %0 = lpc.all_to_all %q ranks(3) : tensor<6x5xf8E4M3FN>
+  // CHECK-NEXT: lpc.all_gather %{{.*}} ranks(3) {comm_precision = #lpc.precision<fp8_e5m2>} : tensor<2x5xf8E5M2> -> tensor<6x5xf8E5M2>{{$}}
+  %1 = lpc.all_gather %m ranks(3) {comm_precision = #lpc.precision<fp8_e5m2>} : tensor<2x5xf8E5M2> -> tensor<6x5xf8E5M2>
+  // CHECK-NEXT: lpc.wire_scale %{{.*}} {format = #lpc.precision<fp8_e4m3>}{{$}}
+  %2 = lpc.wire_scale %a {format = #lpc.precision<fp8_e4m3>}
+  return %0, %1, %2 : tensor<6x5xf8E4M3FN>, tensor<6x5xf8E5M2>, tensor<f32>
+}
+
 // CHECK-LABEL: func.func @sharding_collectives
 // CHECK-SAME: (%[[B:.*]]: tensor<12x5xf32>, %[[P:.*]]: tensor<4x5xf32>)
 func.func @sharding_collectives(%b: tensor<12x5xf32>, %p: tensor<4x5xf32>)

@@ -205,6 +205,14 @@ static cl::opt<std::string> commPrecision(
              "quarter, one power-of-two scale per bucket agreed by every "
              "rank); the sums accumulate in f32, the loss goes in fp32"),
     cl::init("fp32"), cl::cat(cat));
+static cl::opt<bool> wireKernels(
+    "wire-kernels",
+    cl::desc("with --comm-precision=fp8 or fp8_e5m2 on the CPU: move the "
+             "gradients as the GPU does (compiled scale, quantize and sum "
+             "code around collectives that only move bytes, "
+             "lpc-native-wire-collectives) instead of in the runtime; the "
+             "same bits, to check the GPU's form where no GPU is"),
+    cl::init(false), cl::Hidden, cl::cat(cat));
 static cl::opt<double> bucketMb(
     "bucket-mb",
     cl::desc("with several ranks: gradients go in buckets of this many MiB "
@@ -679,13 +687,19 @@ int runMain(int argc, char **argv) {
     return fail("--zero=1" + origin("zero") +
                 " shards the optimizer between the ranks of a data-parallel "
                 "run: use it under mpirun, or with --data-parallel");
-  // The GPU's collectives are NCCL's: bf16 and fp16 natively
-  // (lpc-native-wire-collectives); the FP8 wire (a shared scale, rank-order
-  // f32 sums) is the CPU's only.
-  if (parallel && device == "cuda" && StringRef(commPrecision).starts_with("fp8"))
-    return fail("--comm-precision=" + commPrecision + origin("comm-precision") +
-                " with --device=cuda: the GPU back end (NCCL) moves gradients "
-                "in fp32, bf16 or fp16 so far");
+  // The GPU's collectives are NCCL's: bf16 and fp16 natively, FP8 as bytes
+  // between compiled scale / sum code built for this run's rank count
+  // (lpc-native-wire-collectives{ranks}), which the CPU can run too.
+  const bool fp8Wire = StringRef(commPrecision).starts_with("fp8");
+  if (wireKernels && (device != "cpu" || !fp8Wire || !parallel))
+    return fail("--wire-kernels" + origin("wire-kernels") +
+                " runs the GPU's FP8 wire on the CPU: it needs --device=cpu, "
+                "--comm-precision=fp8 or fp8_e5m2 and a data-parallel run");
+  std::string wirePass =
+      parallel && fp8Wire && (device == "cuda" || wireKernels)
+          ? llvm::formatv("lpc-native-wire-collectives{{ranks={0}}", ranks)
+                .str()
+          : std::string();
 
   if (!emitArtifact.empty() && device != "cuda")
     return fail("--emit-artifact needs --device=cuda");
@@ -898,6 +912,16 @@ int runMain(int argc, char **argv) {
       return fail("building the train step failed (pipeline: " + pipeline +
                   ")");
   }
+  // Read before lpc-native-wire-collectives spells the FP8 buckets out.
+  std::string buckets = parallel ? bucketSummary(*module) : std::string();
+  if (!wirePass.empty()) {
+    // Like the attention decomposition, not recorded: how the gradients
+    // travel, not what the step trains.
+    PassManager pm(&ctx);
+    if (failed(parsePassPipeline(wirePass, pm, llvm::errs())) ||
+        failed(pm.run(*module)))
+      return fail("building the train step failed (" + wirePass + ")");
+  }
   // Every rank must train the same step on the same stream of batches, or
   // the averaged gradients mean nothing (and a rank whose step has other
   // collectives would hang the others): compare a hash of what each built.
@@ -946,6 +970,10 @@ int runMain(int argc, char **argv) {
     if (!art)
       return fail("--device=cuda: " + llvm::toString(art.takeError()));
     if (!emitArtifact.empty()) {
+      // Under mpirun (a step built for that rank count) every rank built
+      // the same bytes (compared above): rank 0 writes them.
+      if (rank != 0)
+        return 0;
       if (rt::Error e = rt::writeFileAtomic(emitArtifact, art->data(),
                                             art->size()))
         return fail(e.message());
@@ -974,7 +1002,7 @@ int runMain(int argc, char **argv) {
         "lpc-run: data parallel over {0} rank{1} (MPI): global batch {2} = "
         "{0} x {3}; gradients averaged in {4}, loss in fp32\n",
         ranks, ranks == 1 ? "" : "s", modelBatch * ranks, modelBatch,
-        bucketSummary(*module));
+        buckets);
   if (rank == 0)
     llvm::errs() << llvm::formatv(
       "lpc-run: compiled @{0}_train_step and @{0}_eval ({1} precision) in "

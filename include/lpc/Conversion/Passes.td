@@ -522,19 +522,44 @@ def LpcParallelDimsOuter : Pass<"lpc-parallel-dims-outer"> {
 
 def LpcNativeWireCollectives
     : Pass<"lpc-native-wire-collectives", "::mlir::ModuleOp"> {
-  let summary = "Sends the GPU's bf16 and fp16 collectives as tensors of "
-                "that type (NCCL reduces them natively)";
+  let summary = "Spells the GPU's narrow wire formats as collectives NCCL "
+                "runs (bf16 / fp16 natively, FP8 as bytes around kernels)";
   let description = [{
-    The first pass of lpc-gpu-codegen. An f32 `lpc.all_reduce`,
-    `lpc.reduce_scatter` or `lpc.all_gather` whose `comm_precision` is
-    `bf16` or `fp16` becomes a cast of its input to that type, the same
-    collective on the narrow tensor (NCCL's bf16 / f16 reductions: half the
-    bytes on the wire) and a cast of the result back to f32. Its numerics
-    are NCCL's, not the CPU runtime's (which rounds once, sums in f32 in rank
-    order and rounds the mean once): NCCL adds in its own order and rounds
-    each partial sum to the type, so N ranks round up to N - 1 more times.
-    FP8 wire formats have no GPU form yet: they are an error naming the op.
+    The first pass of lpc-gpu-codegen (and, with `ranks`, of lpc-run's
+    GPU steps). An f32 `lpc.all_reduce`, `lpc.reduce_scatter` or
+    `lpc.all_gather` whose `comm_precision` is narrow:
+
+    - `bf16` or `fp16`: becomes a cast of its input to that type, the same
+      collective on the narrow tensor (NCCL's bf16 / f16 reductions: half
+      the bytes on the wire) and a cast of the result back to f32. Its
+      numerics are NCCL's, not the CPU runtime's (which rounds once, sums
+      in f32 in rank order and rounds the mean once): NCCL adds in its own
+      order and rounds each partial sum to the type, so N ranks round up
+      to N - 1 more times.
+    - `fp8_e4m3` or `fp8_e5m2`: becomes the CPU runtime's algorithm written
+      out, so that the GPU computes what the CPU computes: `lpc.amax` of
+      the rank's values (non-finite made +inf), an f32 `lpc.all_reduce
+      max`, `lpc.wire_scale` (the shared power of two), `lpc.quantize`;
+      for the all-reduce and the reduce-scatter, the FP8 values, padded
+      with zeros to N blocks, go through `lpc.all_to_all` (rank r receives
+      every rank's block r), are widened and summed over the ranks with
+      `lpc.reduce_sum` (f32, rank 0 first) and divided by N; the
+      all-reduce rounds that mean to FP8 and `lpc.all_gather`s it (FP8
+      bytes), the reduce-scatter keeps it; `lpc.dequantize` (or a multiply)
+      by 1 / scale last. Only bytes travel, so NCCL needs no FP8 type, and
+      every rank gets the same bits. The all-reduce's blocks need the rank
+      count: `ranks` (0, the default, makes an FP8 all-reduce an error
+      naming it); `ranks=1` makes it a copy built for one rank (nothing is
+      rounded on one rank; the runtime refuses the step on more). The
+      sharding collectives carry their own `ranks`.
+
+    Run on the CPU (`lpc-run --wire-kernels`), the FP8 form gives the
+    CPU runtime's bits.
   }];
+  let options = [
+    Option<"ranks", "ranks", "int64_t", /*default=*/"0",
+           "the run's rank count, for an FP8 all-reduce (0: not known)">,
+  ];
   let dependentDialects = ["::mlir::lpc::LpcDialect"];
 }
 

@@ -177,13 +177,10 @@ def Lpc_AllGatherOp : Lpc_Op<"all_gather", [Pure, KeepFP32Precision]> {
     by it after (exactly). A non-finite element anywhere makes the whole
     FP8 result NaN; in bf16 and fp16 it stays non-finite.
 
-    A `bf16` or `f16` `input` is the GPU's form of a narrow
-    `comm_precision` (lpc-native-wire-collectives writes it from an f32
-    input, between two casts, and NCCL runs it): the values travel and
-    reduce in their own type, in the collective library's order, each
-    partial result rounded to the type (not the f32 rank-order sums above).
-    `comm_precision` must name that type. The CPU runtime takes f32 inputs
-    only.
+    A `bf16`, `f16`, `f8E4M3FN` or `f8E5M2` `input` is the GPU's form of a
+    narrow `comm_precision` (lpc-native-wire-collectives writes it): the
+    values travel as they are, bytes copied, and `comm_precision` must name
+    their type. The CPU runtime moves them the same way.
 
     With `ranks = 1` the result is the input, unrounded. The reference
     evaluator refuses `ranks > 1`.
@@ -195,15 +192,83 @@ def Lpc_AllGatherOp : Lpc_Op<"all_gather", [Pure, KeepFP32Precision]> {
     %all = lpc.all_gather %shard ranks(4) : tensor<256xf32> -> tensor<1024xf32>
     ```
   }];
-  let arguments = (ins Lpc_WideFloatTensor:$input,
+  let arguments = (ins Lpc_FloatTensor:$input,
                    ConfinedAttr<I64Attr, [IntMinValue<1>]>:$ranks,
                    DefaultValuedAttr<Lpc_PrecisionAttr,
                                      "::mlir::lpc::Precision::fp32">:$comm_precision);
-  let results = (outs Lpc_WideFloatTensor:$result);
+  let results = (outs Lpc_FloatTensor:$result);
   let assemblyFormat = [{
     $input `ranks` `(` $ranks `)` attr-dict `:` type($input) `->`
     type($result)
   }];
+  let hasVerifier = 1;
+}
+
+def Lpc_AllToAllOp : Lpc_Op<"all_to_all", [Pure, FixedPrecision,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "exchanges blocks of rows between the ranks (the moving "
+                "half of a reduce-scatter)";
+  let description = [{
+    The step is built for `ranks` ranks (N): dimension 0 of `input` is a
+    multiple of N, K = dimension 0 / N, and the run must have exactly N
+    ranks (the runtime stops one that has another count, naming both).
+    Every rank passes its own `input`; on rank r, rows `[j K, (j+1) K)` of
+    the result are rows `[r K, (r+1) K)` of rank j's input. Nothing is
+    computed: the values travel as they are, in their own type (bytes
+    copied).
+
+    It is how the GPU moves an FP8 wire format (lpc-native-wire-collectives
+    writes it): each rank sends block r of its scaled FP8 gradients to rank
+    r, which adds what it received in f32 in rank order, as the CPU
+    runtime's FP8 reduce-scatter does. NCCL has no FP8 sum that accumulates
+    in f32, so the sum is the compiled step's and only bytes travel.
+
+    With `ranks = 1` the result is the input. The reference evaluator
+    refuses `ranks > 1` (it is one process).
+
+    Precision class: fixed (it moves what it is given). No gradient rule.
+
+    ```mlir
+    // %q: tensor<2x512xf8E4M3FN>, this rank's two blocks of FP8 values
+    %r = lpc.all_to_all %q ranks(2) : tensor<2x512xf8E4M3FN>
+    ```
+  }];
+  let arguments = (ins Lpc_FloatTensor:$input,
+                   ConfinedAttr<I64Attr, [IntMinValue<1>]>:$ranks);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `ranks` `(` $ranks `)` attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+def Lpc_WireScaleOp : Lpc_Op<"wire_scale", [Pure, FixedPrecision]> {
+  let summary = "the power-of-two scale of an FP8 wire format from a "
+                "bucket's amax";
+  let description = [{
+    `s = 2^min(floor(log2(fmax / amax)), 126)`, `fmax` 448 (`format` E4M3)
+    or 57344 (E5M2): the scale that puts the largest magnitude of a bucket
+    of gradients in the format's top binade, as the CPU runtime's FP8 wire
+    computes it (see `lpc.all_reduce`); a power of two, so that unscaling is
+    exact. `s = 1` when `amax` is 0; NaN when `amax` is NaN or infinite
+    (the caller's whole result then turns NaN, which the found-inf test of
+    dynamic loss scaling sees). `floor(log2(.))` is exact: taken from the
+    exponent of the f32 quotient and corrected by one where its rounding
+    crossed a power of two (amax * s is exact).
+
+    lpc-native-wire-collectives writes it, on an amax already reduced with
+    max over the ranks, so that every rank scales by the same power of two.
+
+    Precision class: fixed. No gradient rule.
+
+    ```mlir
+    // %amax: tensor<f32>, the largest |gradient| over every rank
+    %s = lpc.wire_scale %amax {format = #lpc.precision<fp8_e4m3>}
+    ```
+  }];
+  let arguments = (ins Lpc_F32Scalar:$amax, Lpc_PrecisionAttr:$format);
+  let results = (outs Lpc_F32Scalar:$scale);
+  let assemblyFormat = "$amax attr-dict";
   let hasVerifier = 1;
 }
 

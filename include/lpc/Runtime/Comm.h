@@ -123,6 +123,14 @@ struct CommMemRef1F32 {
   int64_t size;
   int64_t stride;
 };
+/// The same for any element type (bf16, f16, FP8 as bytes).
+struct CommMemRef1Bytes {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t size;
+  int64_t stride;
+};
 struct CommMemRef0I1 {
   bool *allocated;
   bool *aligned;
@@ -169,6 +177,35 @@ void _mlir_ciface_lpc_rt_all_gather_f32(lpc::rt::CommMemRef1F32 *in,
 void _mlir_ciface_lpc_rt_shard_f32(lpc::rt::CommMemRef1F32 *in,
                                    lpc::rt::CommMemRef1F32 *out,
                                    int64_t ranks);
+
+/// The collectives that only move bytes, for every element type the GPU's
+/// native-wire form uses (lpc-native-wire-collectives); the CPU runs that
+/// form too (lpc-run --wire-kernels).
+///
+/// lpc.all_to_all: `in` and `out` hold `ranks` blocks of equal size; out's
+/// block j = rank j's block r of `in` (on rank r). The rank count is
+/// checked as above. One rank: out = in.
+#define LPC_COMM_BYTE_ENTRIES(T)                                               \
+  void _mlir_ciface_lpc_rt_all_to_all_##T(lpc::rt::CommMemRef1Bytes *in,      \
+                                          lpc::rt::CommMemRef1Bytes *out,     \
+                                          int64_t ranks);
+LPC_COMM_BYTE_ENTRIES(f32)
+LPC_COMM_BYTE_ENTRIES(bf16)
+LPC_COMM_BYTE_ENTRIES(f16)
+LPC_COMM_BYTE_ENTRIES(f8e4m3)
+LPC_COMM_BYTE_ENTRIES(f8e5m2)
+#undef LPC_COMM_BYTE_ENTRIES
+/// lpc.all_gather of a narrow tensor: out = the ranks' `in` in rank order,
+/// bytes unchanged; `wire` must be the element type's own format.
+#define LPC_COMM_GATHER_ENTRY(T)                                               \
+  void _mlir_ciface_lpc_rt_all_gather_##T(lpc::rt::CommMemRef1Bytes *in,      \
+                                          lpc::rt::CommMemRef1Bytes *out,     \
+                                          int64_t wire, int64_t ranks);
+LPC_COMM_GATHER_ENTRY(bf16)
+LPC_COMM_GATHER_ENTRY(f16)
+LPC_COMM_GATHER_ENTRY(f8e4m3)
+LPC_COMM_GATHER_ENTRY(f8e5m2)
+#undef LPC_COMM_GATHER_ENTRY
 }
 
 #endif // LPC_RUNTIME_COMM_H
