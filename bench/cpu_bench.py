@@ -138,6 +138,61 @@ def run_lpc(path, policy, warmup, steps):
     return times[warmup:], losses, compile_s
 
 
+# ----------------------------------------------------------------------------- the floor
+# Issue 16's CPU goal: the GPT bf16 step within 1.1x of its floor, the step's GEMM FLOPs at
+# oneDNN's measured peak plus one optimizer pass. Peak: the best rate lpc-gemm-bench measures
+# (lpc's own GEMM path, every thread and wait policy it tries) over the block's large shapes.
+# Optimizer pass: the AdamW updates of the step as they run in it (lpc-jit --profile: the
+# element-wise ops at each parameter with its shape in f32).
+PROFILE_RE = re.compile(r"^\s*([0-9.]+) ms\s+[0-9.]+%\s+(.*)$")
+
+
+def gemm_peak(dtype):
+    """oneDNN's best GFLOP/s for `dtype` (bf16 / f32) over lpc-gemm-bench's transformer shapes."""
+    cmd = [os.path.join(ROOT, "build/bin/lpc-gemm-bench"), "--filter", "tfm", "--no-naive",
+           "--rounds", "3"]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=LPC_ENV)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{p.stdout}\n{p.stderr}")
+    lines = p.stdout.splitlines()
+    at = max(i for i, l in enumerate(lines) if l.startswith("GFLOP/s, best round"))
+    cols = lines[at + 1].split()
+    best, what = 0.0, ""
+    for l in lines[at + 2:]:
+        if not l.startswith("tfm") or "ms per train step" in l:
+            continue
+        vals = l.split()[-(len(cols) - cols.index("op") - 1):]
+        for name, v in zip(cols[cols.index("op") + 1:], vals):
+            # /1t: one thread, not the machine's peak.
+            if name.startswith(f"dnnl-{dtype}") and not name.endswith("/1t") and float(v) > best:
+                best, what = float(v), f"{l[5:30].strip()} ({name})"
+    return best, what
+
+
+def optimizer_ms(path, policy, steps=6):
+    """Per-step ms of the AdamW updates in lpc's step (one profiled lpc-jit run)."""
+    params = dict(re.findall(r'lpc\.param "([^"]+)".*: tensor<([0-9x]+)xf32>', open(path).read()))
+    cmd = [os.path.join(ROOT, "build/bin/lpc-jit"), path, f"--steps={steps}", "--check=false",
+           "--autodiff=optimizer=adamw lr=1e-3", "--profile=100000"]
+    if policy != "no":
+        cmd.append(f"--pipeline=lpc-mixed-precision{{policy={policy}}}")
+    p = subprocess.run(cmd, capture_output=True, text=True, env=LPC_ENV)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{p.stdout}\n{p.stderr}")
+    total, found = 0.0, set()
+    for line in p.stdout.splitlines():
+        m = PROFILE_RE.match(line)
+        if not m:
+            continue
+        for name, shape in params.items():
+            if m.group(2) == f"map {shape}xf32 @ {name}":
+                total += float(m.group(1))
+                found.add(name)
+    if found != set(params):
+        raise RuntimeError(f"no AdamW update found in the profile for {sorted(set(params) - found)}")
+    return total
+
+
 # ----------------------------------------------------------------------------- PyTorch side
 class TorchMLP(nn.Module):
     def __init__(self):
@@ -303,6 +358,9 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count(), help="PyTorch intra-op threads")
     ap.add_argument("--workdir", default="/tmp/lpc-cpu-bench")
     ap.add_argument("--json", help="also write all raw step times here")
+    ap.add_argument("--floor", action="store_true",
+                    help="also print the gpt bf16 step against its floor (issue 16): GEMM FLOPs at "
+                         "oneDNN's measured peak (lpc-gemm-bench) + the step's AdamW updates")
     ap.add_argument("--merge", nargs="+", metavar="JSON",
                     help="no measuring: pool the step times of earlier --json files and print the table")
     args = ap.parse_args()
@@ -397,9 +455,22 @@ def main():
         print(f"  lpc {m} {p}: " + ", ".join(f"{x * 1e3:.1f}" for x in r))
     for (m, v), r in torch_rep_med.items():
         print(f"  torch {m} {v}: " + ", ".join(f"{x * 1e3:.1f}" for x in r.values()))
+    floor = None
+    if args.floor and ("gpt", "bf16") in lpc_t:
+        peak, where = gemm_peak("bf16")
+        fl, _ = gemm_flops("gpt")
+        opt = optimizer_ms(paths["gpt"], "bf16")
+        gemm_ms = fl / peak / 1e6
+        step = statistics.median(lpc_t[("gpt", "bf16")]) * 1e3
+        floor = dict(peak_gflops=peak, peak_shape=where, gemm_ms=gemm_ms, optimizer_ms=opt,
+                     floor_ms=gemm_ms + opt, step_ms=step)
+        print(f"gpt bf16 floor: {fl / 1e9:.3f} GFLOP of GEMMs at {peak:.0f} GFLOP/s (oneDNN's best "
+              f"bf16 rate here, {where}) = {gemm_ms:.1f} ms, + AdamW updates {opt:.1f} ms "
+              f"(lpc-jit --profile) = {gemm_ms + opt:.1f} ms; lpc's step {step:.1f} ms = "
+              f"{step / (gemm_ms + opt):.2f} x the floor (goal: at most 1.10)")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(dict(facts=facts, rows=rows,
+            json.dump(dict(facts=facts, rows=rows, floor=floor,
                            lpc={f"{m}/{p}": t for (m, p), t in lpc_t.items()},
                            torch={f"{m}/{v}": t for (m, v), t in torch_t.items()}), f, indent=1)
 
