@@ -79,7 +79,10 @@ float refHalf(uint16_t h) {
   return static_cast<float>(x);
 }
 
-std::mt19937_64 rng(12345);
+// One per thread: testThreads() makes operands on two threads at once (a
+// shared engine is a data race, which UBSan caught as an index past its
+// state).
+thread_local std::mt19937_64 rng(12345);
 
 /// A random nonzero value of magnitude in [1/8, 2], exactly representable in
 /// the operand format; `bits` is its storage (f32 bits or a 16-bit pattern).
