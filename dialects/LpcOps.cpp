@@ -971,10 +971,7 @@ static LogicalResult verifyWireType(Operation *op, Type in, Type out,
                              << " must have the input's element type " << e;
   if (e.isF32())
     return success();
-  Precision own = e.isBF16()                   ? Precision::bf16
-                  : e.isF16()                  ? Precision::fp16
-                  : isa<Float8E4M3FNType>(e) ? Precision::fp8_e4m3
-                                               : Precision::fp8_e5m2;
+  Precision own = *getPrecisionFor(e); // a float type (the op's constraint)
   if (wire != own)
     return op->emitOpError()
            << "a " << e << " input travels as itself: comm_precision must be "

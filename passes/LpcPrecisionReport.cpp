@@ -400,12 +400,8 @@ Report analyze(func::FuncOp fn) {
     // The GPU's FP8 wire (lpc-native-wire-collectives): its values travel
     // in their own type.
     if (auto a2a = dyn_cast<AllToAllOp>(op)) {
-      Type e = a2a.getInput().getType().getElementType();
-      Precision p = e.isBF16()                   ? Precision::bf16
-                    : e.isF16()                  ? Precision::fp16
-                    : isa<Float8E4M3FNType>(e) ? Precision::fp8_e4m3
-                    : isa<Float8E5M2Type>(e)   ? Precision::fp8_e5m2
-                                                 : Precision::fp32;
+      Precision p = getPrecisionFor(a2a.getInput().getType().getElementType())
+                        .value_or(Precision::fp32);
       sharding(a2a.getInput(), p,
                llvm::formatv("all_to_all over {0} ranks", a2a.getRanks())
                    .str());

@@ -31,22 +31,6 @@ using namespace mlir::lpc;
 
 namespace {
 
-/// The element type a wire format travels as.
-Type wireType(MLIRContext *ctx, Precision wire) {
-  switch (wire) {
-  case Precision::bf16:
-    return BFloat16Type::get(ctx);
-  case Precision::fp16:
-    return Float16Type::get(ctx);
-  case Precision::fp8_e4m3:
-    return Float8E4M3FNType::get(ctx);
-  case Precision::fp8_e5m2:
-    return Float8E5M2Type::get(ctx);
-  default:
-    return nullptr;
-  }
-}
-
 bool isFP8(Precision p) {
   return p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2;
 }
@@ -95,10 +79,12 @@ struct FP8Wire {
     return {s, inv};
   }
 
+  /// The wire format's element type.
+  Type fp8() { return getElementTypeFor(b.getContext(), format); }
+
   Value quantize(Value x, Value scale) {
     auto t = cast<RankedTensorType>(x.getType());
-    return QuantizeOp::create(
-        b, loc, t.clone(wireType(b.getContext(), format)), x, scale);
+    return QuantizeOp::create(b, loc, t.clone(fp8()), x, scale);
   }
 
   /// Rank r's block of the f32 sums over the ranks of their blocks r:
@@ -124,9 +110,7 @@ struct FP8Wire {
       v = ConcatOp::create(b, loc, f32({k * ranks}),
                            ValueRange{v, splat({k * ranks - n}, 0.0)},
                            b.getI64IntegerAttr(0));
-    Value q = reshape(quantize(v, s),
-                      RankedTensorType::get({ranks, k},
-                                            wireType(b.getContext(), format)));
+    Value q = reshape(quantize(v, s), RankedTensorType::get({ranks, k}, fp8()));
     // The mean rounds to the format once more before it travels back.
     Value mine = quantize(meanOfBlocks(q, ranks, k), splat({}, 1.0));
     Value all = AllGatherOp::create(
@@ -145,9 +129,7 @@ struct FP8Wire {
     int64_t k = outType.getNumElements();
     Value v = flat(x);
     auto [s, inv] = sharedScale(v);
-    Value q = reshape(quantize(v, s),
-                      RankedTensorType::get({ranks, k},
-                                            wireType(b.getContext(), format)));
+    Value q = reshape(quantize(v, s), RankedTensorType::get({ranks, k}, fp8()));
     Value mean = meanOfBlocks(q, ranks, k);
     Value unscale = BroadcastOp::create(b, loc, f32({k}), inv,
                                         b.getDenseI64ArrayAttr({}));
@@ -159,8 +141,8 @@ struct FP8Wire {
     auto [s, inv] = sharedScale(flat(x));
     Value q = quantize(x, s);
     Value all = AllGatherOp::create(
-        b, loc, outType.clone(wireType(b.getContext(), format)), q,
-        b.getI64IntegerAttr(ranks), PrecisionAttr::get(b.getContext(), format));
+        b, loc, outType.clone(fp8()), q, b.getI64IntegerAttr(ranks),
+        PrecisionAttr::get(b.getContext(), format));
     return DequantizeOp::create(b, loc, outType, all, inv);
   }
 };
@@ -202,7 +184,7 @@ struct NativeWireCollectives
         return failure();
       y = *r;
     } else {
-      Type narrow = wireType(op->getContext(), wire);
+      Type narrow = getElementTypeFor(op->getContext(), wire);
       Value x = CastOp::create(b, loc, inType.clone(narrow), input).getResult();
       Type narrowOut = outType.clone(narrow);
       if (auto ar = dyn_cast<AllReduceOp>(op))

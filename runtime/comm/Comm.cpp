@@ -577,39 +577,37 @@ void reduceScatter(const float *x, float *y, int64_t k, ReduceKind kind,
   }
 }
 
+void allGatherBytes(const uint8_t *x, uint8_t *y, int64_t block, int width,
+                    Wire wire);
+
 /// lpc.all_gather on N > 1 ranks: per slab, this rank's values on the wire
-/// (MPI_Allgather), every rank's block decoded into its place.
+/// (MPI_Allgather), every rank's block decoded into its place. In fp32 the
+/// values travel as they are: allGatherBytes.
 void allGather(const float *x, float *y, int64_t k, Wire wire) {
+  if (wire == Wire::F32)
+    return allGatherBytes(reinterpret_cast<const uint8_t *>(x),
+                          reinterpret_cast<uint8_t *>(y), k * 4, 4, wire);
   const int ranks = worldSize;
-  const WireFormat *f = wire == Wire::F32 ? nullptr : &wireFormat(wire);
-  const int width = f ? f->width : 4;
+  const WireFormat &f = wireFormat(wire);
   lpc::rt::CollectiveScope watched;
-  const float scale = f ? sharedScale(*f, x, k) : 1.0f;
+  const float scale = sharedScale(f, x, k);
   if (std::isnan(scale)) {
     std::fill(y, y + k * ranks, NAN);
     return;
   }
   const float inv = 1.0f / scale;
   const int64_t perRank = slabOf(k);
-  std::vector<uint8_t> mine(size_t(perRank * width)),
-      all(size_t(perRank * ranks * width));
+  std::vector<uint8_t> mine(size_t(perRank * f.width)),
+      all(size_t(perRank * ranks * f.width));
   for (int64_t at = 0; at < k; at += perRank) {
     const int64_t len = std::min(perRank, k - at);
-    const int bytes = int(len * width);
-    if (f)
-      f->encode(x + at, scale, mine.data(), len);
-    else
-      std::memcpy(mine.data(), x + at, size_t(bytes));
+    const int bytes = int(len * f.width);
+    f.encode(x + at, scale, mine.data(), len);
     MPI_Allgather(mine.data(), bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE,
                   MPI_COMM_WORLD);
-    for (int r = 0; r < ranks; ++r) {
-      const uint8_t *from = all.data() + size_t(r) * size_t(bytes);
-      float *to = y + int64_t(r) * k + at;
-      if (f)
-        f->decode(from, inv, to, len);
-      else
-        std::memcpy(to, from, size_t(bytes));
-    }
+    for (int r = 0; r < ranks; ++r)
+      f.decode(all.data() + size_t(r) * size_t(bytes), inv,
+               y + int64_t(r) * k + at, len);
     traffic.bytes[int(wire)] += uint64_t(ranks - 1) * uint64_t(bytes);
     ++traffic.collectives;
   }
@@ -638,7 +636,8 @@ void allToAllBytes(const uint8_t *x, uint8_t *y, int64_t block, int width,
   }
 }
 
-/// lpc.all_gather of narrow values on N > 1 ranks: bytes, per slab.
+/// lpc.all_gather of values that travel as they are (fp32, or a narrow
+/// tensor of the GPU's form) on N > 1 ranks: bytes, per slab.
 void allGatherBytes(const uint8_t *x, uint8_t *y, int64_t block, int width,
                     Wire wire) {
   const int ranks = worldSize;

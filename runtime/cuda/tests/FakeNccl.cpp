@@ -672,21 +672,30 @@ ncclResult_t enqueue(std::unique_ptr<Op> op) {
 
 const char kIdMagic[] = "lpc-fake-nccl-unique-id";
 
-/// NCCL's argument checks, then queues the collective.
-ncclResult_t collective(Kind kind, const void *send, void *recv, size_t count,
-                        ncclDataType_t type, bool reduces, ncclRedOp_t red, int root,
-                        ncclComm_t comm, cudaStream_t stream) {
-  std::string name = kindName(kind);
+/// The argument checks every call shares: a communicator, and a datatype
+/// the fake moves (not NCCL's float8 ones).
+ncclResult_t checkCommAndType(const std::string &name, ncclComm_t comm,
+                              ncclDataType_t type) {
   if (!comm)
     return fail(ncclInvalidArgument, name + ": null communicator");
-  CommState &c = *comm->state;
-  size_t es = typeSize(type);
-  if (!es)
+  if (!typeSize(type))
     return fail(ncclInvalidArgument, name + ": datatype " + std::to_string(int(type)) +
                                          " is not an ncclDataType_t");
   if (type == ncclFloat8e4m3 || type == ncclFloat8e5m2)
     return fail(ncclInvalidArgument,
                 name + ": float8 datatypes are not supported by the fake NCCL");
+  return ncclSuccess;
+}
+
+/// NCCL's argument checks, then queues the collective.
+ncclResult_t collective(Kind kind, const void *send, void *recv, size_t count,
+                        ncclDataType_t type, bool reduces, ncclRedOp_t red, int root,
+                        ncclComm_t comm, cudaStream_t stream) {
+  std::string name = kindName(kind);
+  if (ncclResult_t r = checkCommAndType(name, comm, type))
+    return r;
+  CommState &c = *comm->state;
+  size_t es = typeSize(type);
   if (reduces) {
     if (red < ncclSum || red > ncclAvg)
       return fail(ncclInvalidArgument, name + ": reduction op " + std::to_string(int(red)) +
@@ -789,16 +798,10 @@ ncclResult_t issueHeld() {
 ncclResult_t pointToPoint(bool send, const void *buf, size_t count, ncclDataType_t type,
                           int peer, ncclComm_t comm, cudaStream_t stream) {
   std::string name = send ? "ncclSend" : "ncclRecv";
-  if (!comm)
-    return fail(ncclInvalidArgument, name + ": null communicator");
+  if (ncclResult_t r = checkCommAndType(name, comm, type))
+    return r;
   CommState &c = *comm->state;
   size_t es = typeSize(type);
-  if (!es)
-    return fail(ncclInvalidArgument, name + ": datatype " + std::to_string(int(type)) +
-                                         " is not an ncclDataType_t");
-  if (type == ncclFloat8e4m3 || type == ncclFloat8e5m2)
-    return fail(ncclInvalidArgument,
-                name + ": float8 datatypes are not supported by the fake NCCL");
   if (peer < 0 || peer >= c.nranks)
     return fail(ncclInvalidArgument, name + ": peer " + std::to_string(peer) +
                                          " is not a rank of this " +
