@@ -17,7 +17,8 @@ same optimizer, and compares:
     batch.
 
 The case file provides FUNC() -> (module, example_inputs) and
-`batches(n) -> {input name: tensor [n * batch, ...]}`.
+`batches(n) -> {input name: tensor [n * batch, ...]}` (or another function
+named by --batches).
 
 AdamW and parameters whose gradient is mathematically zero (an attention
 key bias: softmax is invariant to adding a constant per row) get a
@@ -61,6 +62,8 @@ def main():
     ap.add_argument("--case", required=True)
     ap.add_argument("--optimizer", choices=["sgd", "adamw"], required=True)
     ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--batches", default="batches",
+                    help="the case file's function that makes the batches")
     ap.add_argument("--lr", type=float, default=None)
     ap.add_argument("--loss", default="module")
     ap.add_argument("--loss-rtol", type=float, default=1e-5)
@@ -82,7 +85,7 @@ def main():
         return 1
 
     module, example = factory()
-    batches = mod.batches(a.steps)
+    batches = getattr(mod, a.batches)(a.steps)
     names = list(batches)
     ex = list(example.values()) if isinstance(example, dict) else list(example)
     batch = ex[0].shape[0]

@@ -29,6 +29,7 @@ its metadata ("lpc.alias.NAME" = parameter) so that `lpc-run --init` and
 
 import argparse
 import importlib.util
+import itertools
 import json
 import math
 import os
@@ -1611,8 +1612,17 @@ def _baddbmm(I, node, inp, b1, b2, beta=1, alpha=1):
 
 @handles("aten.layer_norm.default")
 def _layer_norm(I, node, x, shape, w=None, b=None, eps=1e-5, cudnn=True):
-    if len(shape) != 1:
-        fail("layer_norm over more than the last dimension is not supported")
+    if len(shape) > 1:
+        # Over several trailing dimensions: a layernorm of them flattened,
+        # then the elementwise affine of their shape.
+        n = len(shape)
+        flat = I.reshape(x, x.shape[:-n] + (math.prod(x.shape[-n:]),))
+        y = I.reshape(_layer_norm(I, node, flat, [flat.shape[-1]], None, None, eps), x.shape)
+        if w is not None:
+            y = I.binary("mul", y, I.cast(w, y.et))
+        if b is not None:
+            y = I.binary("add", y, I.cast(b, y.et))
+        return y
     d = x.shape[-1]
     w = w if w is not None else I.scalar_like(1.0, x, (d,))
     b = b if b is not None else I.scalar_like(0.0, x, (d,))
@@ -1822,6 +1832,247 @@ def _mse(I, node, a, b, reduction=1):
     red = "" if reduction == 1 else " {reduction = #lpc.reduction<sum>}"
     a, b = I.cast(a, "f32"), I.cast(b, "f32")
     return I.e.op(f"lpc.mse_loss {I.mat(a)}, {I.mat(b)}{red} : {a.type}", (), "f32")
+
+
+# -- convolution and pooling ---------------------------------------------------
+# lpc has no convolution op: a convolution is written as what it computes, a
+# GEMM of the input's windows by the filters (im2col). The windows are strided
+# slices of the padded input, one per kernel offset, stacked; a kernel that
+# tiles its input (stride = kernel, no dilation: ViT's patch embedding) is one
+# reshape and transpose instead. The convolution is then a GEMM for the
+# precision policies (bf16, FP8) and autodiff needs nothing new. Cost: the
+# window tensor holds prod(kernel) copies of the input (one for tiling kernels).
+
+def _tup(v, n, what):
+    """An int or a list of n ints (or of one) as an n-tuple."""
+    if isinstance(v, (int, float)):
+        return (int(v),) * n
+    v = tuple(int(x) for x in v)
+    if len(v) == 1:
+        return v * n
+    if len(v) != n:
+        fail(f"{what} {list(v)} does not fit a {n}-d window")
+    return v
+
+
+def _windows(I, x, kernel, stride, dilation, out):
+    """x [N, C, *S], already padded -> [N, *out, C, prod(kernel)]: the window
+    of every output position, kernel offsets in row-major order (the order of
+    a weight [O, C, *kernel] reshaped to [O, C * prod(kernel)])."""
+    nd = len(kernel)
+    N, C = x.shape[:2]
+    K = math.prod(kernel)
+    if all(k == s for k, s in zip(kernel, stride)) and all(d == 1 for d in dilation):
+        # Windows that tile the input: crop what no window reads, split each
+        # spatial dimension into (window, offset), move the offsets last.
+        for i in range(nd):
+            x = I.slice(x, 2 + i, 0, out[i] * kernel[i])
+        x = I.reshape(x, (N, C) + tuple(v for i in range(nd) for v in (out[i], kernel[i])))
+        x = I.transpose(x, [0] + [2 + 2 * i for i in range(nd)] + [1]
+                        + [3 + 2 * i for i in range(nd)])
+        return I.reshape(x, (N,) + tuple(out) + (C, K))
+    parts = []
+    for offs in itertools.product(*(range(k) for k in kernel)):
+        p = x
+        for i in range(nd):
+            start = offs[i] * dilation[i]
+            p = I.slice(p, 2 + i, start, start + (out[i] - 1) * stride[i] + 1, stride[i])
+        parts.append(I.reshape(p, (N, C, 1) + tuple(out)))
+    w = _concat(I, parts, 2, (N, C, K) + tuple(out))
+    return I.transpose(w, [0] + [3 + i for i in range(nd)] + [1, 2])
+
+
+def _pad_spatial(I, x, pads, value):
+    """Pads the last len(pads) dimensions by (lo, hi) each."""
+    if not any(lo or hi for lo, hi in pads):
+        return x
+    return _pad(I, None, x, [v for lo, hi in reversed(pads) for v in (lo, hi)], value)
+
+
+def _conv(I, node, x, w, b, stride, padding, dilation, groups):
+    nd = len(w.shape) - 2
+    if nd < 1:
+        fail(f"a convolution weight of shape {list(w.shape)} has no spatial dimension")
+    if len(x.shape) == nd + 1:  # an unbatched input [C, *S]
+        y = _conv(I, node, I.reshape(x, (1,) + x.shape), w, b, stride, padding, dilation, groups)
+        return I.reshape(y, y.shape[1:])
+    if len(x.shape) != nd + 2:
+        fail(f"a {nd}-d convolution of a rank-{len(x.shape)} input {list(x.shape)}")
+    kernel = tuple(w.shape[2:])
+    stride, dilation = _tup(stride, nd, "stride"), _tup(dilation, nd, "dilation")
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = [(0, 0)] * nd
+        elif padding == "same":  # PyTorch puts the odd element on the high side
+            pads = [(d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2)
+                    for d, k in zip(dilation, kernel)]
+        else:
+            fail(f"convolution padding '{padding}' is not supported (valid, same or numbers)")
+    else:
+        pads = [(p, p) for p in _tup(padding, nd, "padding")]
+    N, C = x.shape[:2]
+    O, g = w.shape[0], int(groups)
+    if g < 1 or C != w.shape[1] * g or O % g:
+        fail(f"a convolution of {C} input channels by a weight {list(w.shape)} in {g} group(s)")
+    out = tuple((s + lo + hi - d * (k - 1) - 1) // st + 1 for s, (lo, hi), d, k, st
+                in zip(x.shape[2:], pads, dilation, kernel, stride))
+    if any(o <= 0 for o in out):
+        fail(f"a convolution of {list(x.shape)} by a {list(kernel)} kernel has no output")
+    cols = _windows(I, _pad_spatial(I, x, pads, 0), kernel, stride, dilation, out)
+    P, CK = N * math.prod(out), (C // g) * math.prod(kernel)
+    if g == 1:
+        y = I.matmul(I.reshape(cols, (P, CK)), I.reshape(w, (O, CK)), tb=True)  # [P, O]
+    else:  # one GEMM per group, batched
+        cols = I.transpose(I.reshape(cols, (P, g, CK)), [1, 0, 2])
+        y = I.matmul(cols, I.reshape(w, (g, O // g, CK)), tb=True)  # [g, P, O/g]
+        y = I.reshape(I.transpose(y, [1, 0, 2]), (P, O))
+    if b is not None:
+        b = I.cast(b, y.et)
+        y = I.e.op(f"lpc.bias_add {I.mat(y)}, {I.mat(b)} : {y.type}, {b.type}", y.shape, y.et)
+    y = I.reshape(y, (N,) + out + (O,))
+    return I.transpose(y, [0, nd + 1] + list(range(1, nd + 1)))
+
+
+@handles("aten.conv1d.default", "aten.conv2d.default", "aten.conv3d.default",
+         "aten.conv1d.padding", "aten.conv2d.padding", "aten.conv3d.padding")
+def _conv_nd(I, node, x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(I, node, x, w, b, stride, padding, dilation, groups)
+
+
+@handles("aten.convolution.default")
+def _convolution(I, node, x, w, b, stride, padding, dilation, transposed, output_padding, groups):
+    if transposed:
+        _conv_transpose(I, node)
+    return _conv(I, node, x, w, b, stride, padding, dilation, groups)
+
+
+@handles("aten.conv_transpose1d.default", "aten.conv_transpose2d.input",
+         "aten.conv_transpose3d.input")
+def _conv_transpose(I, node, *args, **kw):
+    fail("transposed convolution (ConvTranspose) is not supported")
+
+
+def _pool_geometry(spatial, kernel, stride, padding, dilation, ceil_mode):
+    """PyTorch's pooling output sizes and the (lo, hi) padding its windows read."""
+    nd = len(spatial)
+    kernel = _tup(kernel, nd, "kernel_size")
+    if stride is None or (not isinstance(stride, int) and len(stride) == 0):
+        stride = kernel  # PyTorch's default: the window
+    else:
+        stride = _tup(stride, nd, "stride")
+    padding, dilation = _tup(padding, nd, "padding"), _tup(dilation, nd, "dilation")
+    out, pads = [], []
+    for s, k, st, p, d in zip(spatial, kernel, stride, padding, dilation):
+        span = s + 2 * p - d * (k - 1) - 1
+        o = (-(-span // st) if ceil_mode else span // st) + 1
+        if ceil_mode and (o - 1) * st >= s + p:  # no window starts in the high padding
+            o -= 1
+        if o <= 0:
+            fail(f"pooling {list(spatial)} with a {list(kernel)} window has no output")
+        out.append(o)
+        pads.append((p, max(0, (o - 1) * st + d * (k - 1) + 1 - s - p)))
+    return kernel, stride, dilation, tuple(out), pads
+
+
+def _pool_windows(I, x, nd, kernel, stride, padding, dilation, ceil_mode, pad_value):
+    """x [..., *S] -> windows [B, *out, 1, K] (B: the leading dims), out, the
+    geometry's padding."""
+    lead, spatial = x.shape[:-nd], x.shape[-nd:]
+    if len(lead) == 0:
+        fail(f"pooling a rank-{len(x.shape)} tensor over {nd} dimensions")
+    kernel, stride, dilation, out, pads = _pool_geometry(spatial, kernel, stride, padding,
+                                                         dilation, ceil_mode)
+    x = I.reshape(x, (math.prod(lead), 1) + tuple(spatial))
+    return _windows(I, _pad_spatial(I, x, pads, pad_value), kernel, stride, dilation, out), \
+        lead, out, (kernel, stride, pads)
+
+
+@handles("aten.max_pool1d.default", "aten.max_pool2d.default", "aten.max_pool3d.default",
+         "aten.max_pool2d_with_indices.default", "aten.max_pool3d_with_indices.default")
+def _max_pool(I, node, x, kernel, stride=(), padding=0, dilation=1, ceil_mode=False):
+    # Padding reads as -inf, as in PyTorch. A tie shares the gradient (lpc's
+    # reduce_max) where PyTorch gives it to one position: with ReLU before the
+    # pool, a tie of zeros gets no gradient either way.
+    nd = int(_op_name(node.target).split("max_pool")[1][0])
+    cols, lead, out, _ = _pool_windows(I, x, nd, kernel, stride, padding, dilation, ceil_mode,
+                                       float("-inf"))
+    y = I.reshape(I.reduce("reduce_max", cols, [len(cols.shape) - 1], False), lead + out)
+    return (y, None) if "with_indices" in _op_name(node.target) else y
+
+
+@handles("aten.avg_pool1d.default", "aten.avg_pool2d.default", "aten.avg_pool3d.default")
+def _avg_pool(I, node, x, kernel, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
+              divisor_override=None):
+    nd = int(_op_name(node.target).split("avg_pool")[1][0])
+    cols, lead, out, (kernel, stride, pads) = _pool_windows(I, x, nd, kernel, stride, padding, 1,
+                                                            ceil_mode, 0.0)
+    s = I.reduce("reduce_sum", cols, [len(cols.shape) - 2, len(cols.shape) - 1], False)
+    # Each position's divisor, as PyTorch counts it: the window within the
+    # padded input (count_include_pad) or within the input.
+    spatial, div = x.shape[-nd:], np.ones(out)
+    for i in range(nd):
+        lo = np.arange(out[i]) * stride[i] - pads[i][0]
+        hi = np.minimum(lo + kernel[i], spatial[i] + pads[i][0])
+        n = hi - lo if count_include_pad else np.minimum(hi, spatial[i]) - np.maximum(lo, 0)
+        div = div * n.reshape([-1 if j == i else 1 for j in range(nd)])
+    if divisor_override:
+        div = np.full(out, float(divisor_override))
+    import torch
+    y = I.binary("div", s, I.const(torch.tensor(div, dtype=torch.float32), s.et))
+    return I.reshape(y, lead + out)
+
+
+@handles("aten.adaptive_avg_pool1d.default", "aten.adaptive_avg_pool2d.default",
+         "aten.adaptive_avg_pool3d.default", "aten._adaptive_avg_pool2d.default",
+         "aten._adaptive_avg_pool3d.default")
+def _adaptive_avg_pool(I, node, x, output_size):
+    # Output cell j of a dimension of size s averages [floor(j s / o),
+    # ceil((j + 1) s / o)); a box is a product of such ranges, so its mean is
+    # the mean over each dimension in turn.
+    out = _out_shape(node)
+    nd = len(output_size)
+    for i in range(nd):
+        dim = len(x.shape) - nd + i
+        s, o = x.shape[dim], out[dim]
+        if s == o:
+            continue
+        if s % o == 0:
+            x = I.reshape(x, x.shape[:dim] + (o, s // o) + x.shape[dim + 1:])
+            x = I.reduce("reduce_mean", x, [dim + 1], False)
+        else:
+            parts = [I.reduce("reduce_mean", I.slice(x, dim, j * s // o, -(-(j + 1) * s // o)),
+                              [dim], True) for j in range(o)]
+            x = _concat(I, parts, dim, x.shape[:dim] + (o,) + x.shape[dim + 1:])
+    return x
+
+
+@handles("aten.group_norm.default")
+def _group_norm(I, node, x, groups, w=None, b=None, eps=1e-5, cudnn=True):
+    # Normalize each (sample, group) over its channels and positions: a
+    # layernorm of [N, G, C/G * S], then the per-channel affine.
+    N, C, g = x.shape[0], x.shape[1], int(groups)
+    if g < 1 or C % g:
+        fail(f"group_norm of {C} channels in {g} groups")
+    m = (C // g) * math.prod(x.shape[2:])
+    y = I.reshape(x, (N, g, m))
+    ones, zeros = I.scalar_like(1.0, y, (m,)), I.scalar_like(0.0, y, (m,))
+    y = I.e.op(f"lpc.layernorm {I.mat(y)}, {I.mat(ones)}, {I.mat(zeros)} {{epsilon = {f64(eps)}}} : "
+               f"{y.type}, {ones.type}", y.shape, y.et)
+    y = I.reshape(y, x.shape)
+    per_channel = (C,) + (1,) * (len(x.shape) - 2)
+    if w is not None:
+        y = I.binary("mul", y, I.reshape(I.cast(w, y.et), per_channel))
+    if b is not None:
+        y = I.binary("add", y, I.reshape(I.cast(b, y.et), per_channel))
+    return y
+
+
+@handles("aten.batch_norm.default", "aten._native_batch_norm_legit_functional.default",
+         "aten._native_batch_norm_legit.default", "aten.native_batch_norm.default",
+         "aten._native_batch_norm_legit_no_training.default")
+def _batch_norm(I, node, *args, **kw):
+    fail("BatchNorm is not supported: its running statistics are state lpc does not keep "
+         "(GroupNorm and LayerNorm are supported)")
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,82 @@
+"""Convolutions and pooling as lpc-import writes them out (im2col GEMMs,
+strided slices, reductions): ConvMix puts every form in one small image
+classifier; bad_* are the refusals (BatchNorm, ConvTranspose)."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+N, CLASSES = 3, 7
+
+
+class ConvMix(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.dw = nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=8, bias=False)  # depthwise
+        # grouped, dilated, non-square kernel, padding="same" (odd total: one more on the high side)
+        self.gc = nn.Conv2d(8, 12, (3, 2), dilation=(2, 1), groups=4, padding="same")
+        self.pw = nn.Conv2d(12, 6, 1, stride=(1, 2))  # 1x1, strided
+        self.gn = nn.GroupNorm(3, 6)
+        self.ln = nn.LayerNorm([6, 7, 3])  # over several dimensions
+        self.c1d = nn.Conv1d(6, 5, 4, stride=3, padding=2)
+        self.patch = nn.Conv2d(3, 4, 4, stride=4)  # tiles the image (ViT's patch embedding): 3x2 patches, the rest cropped
+        self.fc = nn.Linear(5 * 3 + 6 * 2 * 3 + 6 + 4 * 3 * 2, CLASSES)
+
+    def forward(self, x, y):
+        # -inf padding, overlapping windows. On the input, whose values both
+        # programs hold exactly: after computed values, a near tie can pick
+        # another maximum in one program than in the other (a rounding flip
+        # that moves the gradient), enough to fail the parameter check.
+        h = F.max_pool2d(x, 3, stride=1, padding=1)
+        h = torch.relu(self.c1(h))                      # [N, 8, 13, 11]
+        h = self.dw(h)                                  # [N, 8, 7, 6]
+        h = F.gelu(self.gc(h))                          # [N, 12, 7, 6]
+        h = self.ln(self.gn(self.pw(h)))                # [N, 6, 7, 3]
+        a = F.avg_pool2d(h, 2, ceil_mode=True, padding=1, count_include_pad=False)  # [N, 6, 4, 3]
+        a = F.adaptive_avg_pool2d(a, (3, 2))            # uneven cells: 4 -> 3, 3 -> 2
+        m = F.max_pool2d(h, (2, 2), ceil_mode=True)     # [N, 6, 4, 2]
+        g = F.adaptive_avg_pool2d(m, 1).flatten(1)      # global
+        g = g + F.avg_pool2d(h, 3, stride=2, padding=1).mean((2, 3))  # padding counted
+        c = self.c1d(h.flatten(2))                      # [N, 5, 8]
+        c = F.adaptive_avg_pool1d(c, 3).flatten(1)      # uneven cells: [0,3) [2,6) [5,8)
+        p = self.patch(x).flatten(1)                    # [N, 4 * 3 * 2]
+        z = torch.cat([c, a.flatten(1), g, p], 1)
+        return F.cross_entropy(self.fc(z), y)
+
+
+def make():
+    torch.manual_seed(0)
+    return ConvMix(), {"x": torch.randn(N, 3, 13, 11), "y": torch.randint(0, CLASSES, (N,))}
+
+
+def batches(steps):
+    g = torch.Generator().manual_seed(1)
+    return {"x": torch.randn(steps * N, 3, 13, 11, generator=g),
+            "y": torch.randint(0, CLASSES, (steps * N,), generator=g)}
+
+
+class WithBatchNorm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(1, 4, 3)
+        self.bn = nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        return self.bn(self.c(x)).square().mean()
+
+
+def bad_batch_norm():
+    return WithBatchNorm(), (torch.randn(2, 1, 6, 6),)
+
+
+class WithConvTranspose(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(2, 3, 2, stride=2)
+
+    def forward(self, x):
+        return self.up(x).square().mean()
+
+
+def bad_conv_transpose():
+    return WithConvTranspose(), (torch.randn(2, 2, 4, 4),)

@@ -1,0 +1,54 @@
+"""More Hugging Face architectures at tiny configurations, random weights,
+dropout off, nothing downloaded: GPT-NeoX (partial rotary embeddings,
+parallel attention + MLP residual), Gemma (grouped-query attention with its
+own head_dim, RMSNorm of (1 + weight), scaled embeddings, GELU-tanh gated
+MLP) and DistilBERT for sequence classification (an encoder, a pooled
+first-token head, integer class labels)."""
+import torch
+from transformers import (DistilBertConfig, DistilBertForSequenceClassification, GemmaConfig,
+                          GemmaForCausalLM, GPTNeoXConfig, GPTNeoXForCausalLM)
+
+VOCAB, SEQ, BATCH, CLASSES = 96, 16, 2, 3
+
+
+def _lm(model):
+    ids = torch.randint(3, VOCAB, (BATCH, SEQ))
+    return model, {"input_ids": ids, "labels": ids.clone()}
+
+
+def neox():
+    torch.manual_seed(0)
+    return _lm(GPTNeoXForCausalLM(GPTNeoXConfig(
+        vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+        intermediate_size=64, max_position_embeddings=SEQ, rotary_pct=0.25, use_cache=False,
+        attention_dropout=0.0, hidden_dropout=0.0, attn_implementation="sdpa")))
+
+
+def gemma():
+    torch.manual_seed(0)
+    return _lm(GemmaForCausalLM(GemmaConfig(
+        vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=1, head_dim=8, intermediate_size=48, max_position_embeddings=SEQ,
+        use_cache=False, attn_implementation="sdpa")))
+
+
+def distilbert():
+    torch.manual_seed(0)
+    m = DistilBertForSequenceClassification(DistilBertConfig(
+        vocab_size=VOCAB, dim=32, n_layers=2, n_heads=4, hidden_dim=64,
+        max_position_embeddings=SEQ, num_labels=CLASSES, dropout=0.0, attention_dropout=0.0,
+        seq_classif_dropout=0.0, attn_implementation="sdpa"))
+    return m, {"input_ids": torch.randint(3, VOCAB, (BATCH, SEQ)),
+               "labels": torch.randint(0, CLASSES, (BATCH,))}
+
+
+def batches(steps):
+    g = torch.Generator().manual_seed(1)
+    ids = torch.randint(3, VOCAB, (steps * BATCH, SEQ), generator=g)
+    return {"input_ids": ids, "labels": ids.clone()}
+
+
+def distilbert_batches(steps):
+    g = torch.Generator().manual_seed(1)
+    return {"input_ids": torch.randint(3, VOCAB, (steps * BATCH, SEQ), generator=g),
+            "labels": torch.randint(0, CLASSES, (steps * BATCH,), generator=g)}
