@@ -1942,14 +1942,54 @@ def _conv_nd(I, node, x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
 @handles("aten.convolution.default")
 def _convolution(I, node, x, w, b, stride, padding, dilation, transposed, output_padding, groups):
     if transposed:
-        _conv_transpose(I, node)
+        return _conv_transpose(I, node, x, w, b, stride, padding, output_padding, groups, dilation)
     return _conv(I, node, x, w, b, stride, padding, dilation, groups)
 
 
 @handles("aten.conv_transpose1d.default", "aten.conv_transpose2d.input",
          "aten.conv_transpose3d.input")
-def _conv_transpose(I, node, *args, **kw):
-    fail("transposed convolution (ConvTranspose) is not supported")
+def _conv_transpose(I, node, x, w, b=None, stride=1, padding=0, output_padding=0, groups=1,
+                    dilation=1):
+    # The gradient of a convolution with respect to its input, written as a
+    # convolution: the input with stride - 1 zeros between its elements,
+    # padded by dilation * (kernel - 1) - padding (+ output_padding on the
+    # high side; cropped where negative), convolved with stride 1 by the
+    # filters flipped in space, their in/out channels swapped per group.
+    nd = len(w.shape) - 2
+    if nd < 1:
+        fail(f"a transposed convolution weight of shape {list(w.shape)} has no spatial dimension")
+    if len(x.shape) == nd + 1:  # an unbatched input [C, *S]
+        y = _conv_transpose(I, node, I.reshape(x, (1,) + x.shape), w, b, stride, padding,
+                            output_padding, groups, dilation)
+        return I.reshape(y, y.shape[1:])
+    if len(x.shape) != nd + 2:
+        fail(f"a {nd}-d transposed convolution of a rank-{len(x.shape)} input {list(x.shape)}")
+    stride, dilation = _tup(stride, nd, "stride"), _tup(dilation, nd, "dilation")
+    padding, outpad = _tup(padding, nd, "padding"), _tup(output_padding, nd, "output_padding")
+    g, cin, kernel = int(groups), w.shape[0], tuple(w.shape[2:])
+    cout = w.shape[1] * g
+    if g < 1 or x.shape[1] != cin or cin % g:
+        fail(f"a transposed convolution of {x.shape[1]} input channels by a weight "
+             f"{list(w.shape)} in {g} group(s)")
+    for i in range(nd):
+        dim, n, st = 2 + i, x.shape[2 + i], stride[i]
+        if st > 1:  # stride - 1 zeros after every element but the last
+            one = x.shape[:dim + 1] + (1,) + x.shape[dim + 1:]
+            zeros = I.scalar_like(0.0, x, x.shape[:dim + 1] + (st - 1,) + x.shape[dim + 1:])
+            x = _concat(I, [I.reshape(x, one), zeros], dim + 1,
+                        x.shape[:dim + 1] + (st,) + x.shape[dim + 1:])
+            x = I.reshape(x, x.shape[:dim] + (n * st,) + x.shape[dim + 2:])
+            x = I.slice(x, dim, 0, (n - 1) * st + 1)
+        lo = dilation[i] * (kernel[i] - 1) - padding[i]
+        hi = lo + outpad[i]
+        if lo < 0 or hi < 0:  # more padding than the kernel reaches: crop
+            x = I.slice(x, dim, max(0, -lo), x.shape[dim] - max(0, -hi))
+        x = _pad_spatial(I, x, [(0, 0)] * i + [(max(0, lo), max(0, hi))] + [(0, 0)] * (nd - 1 - i),
+                         0)
+    wt = I.reshape(w, (g, cin // g, cout // g) + kernel)
+    wt = I.transpose(wt, [0, 2, 1] + list(range(3, 3 + nd)))
+    wt = _flip(I, node, I.reshape(wt, (cout, cin // g) + kernel), list(range(2, 2 + nd)))
+    return _conv(I, node, x, wt, b, 1, 0, dilation, g)
 
 
 def _pool_geometry(spatial, kernel, stride, padding, dilation, ceil_mode):

@@ -1,6 +1,6 @@
 """Convolutions and pooling as lpc-import writes them out (im2col GEMMs,
 strided slices, reductions): ConvMix puts every form in one small image
-classifier; bad_* are the refusals (BatchNorm, ConvTranspose)."""
+classifier; UpSampler the transposed convolutions; bad_batch_norm a refusal."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -69,14 +69,32 @@ def bad_batch_norm():
     return WithBatchNorm(), (torch.randn(2, 1, 6, 6),)
 
 
-class WithConvTranspose(nn.Module):
+class UpSampler(nn.Module):
+    """Transposed convolutions: strided with output_padding, grouped and
+    dilated with a non-square kernel, and 1-d with more padding than the
+    kernel reaches (the upsampled input is cropped)."""
     def __init__(self):
         super().__init__()
-        self.up = nn.ConvTranspose2d(2, 3, 2, stride=2)
+        self.enc = nn.Conv2d(2, 6, 3, stride=2, padding=1)
+        self.up = nn.ConvTranspose2d(6, 4, 3, stride=2, padding=1, output_padding=1)
+        self.up2 = nn.ConvTranspose2d(4, 2, (2, 3), stride=(1, 2), padding=(0, 2), groups=2,
+                                      dilation=(2, 1), bias=False)
+        self.up1 = nn.ConvTranspose1d(2, 3, 4, stride=3, padding=4)
 
-    def forward(self, x):
-        return self.up(x).square().mean()
+    def forward(self, x, t):
+        h = torch.tanh(self.enc(x))
+        h = torch.tanh(self.up(h))
+        h = self.up2(h)
+        z = self.up1(h.flatten(2))
+        return h.square().mean() + z.square().mean() + ((h.flatten(1)[:, :8] - t) ** 2).mean()
 
 
-def bad_conv_transpose():
-    return WithConvTranspose(), (torch.randn(2, 2, 4, 4),)
+def upsampler():
+    torch.manual_seed(0)
+    return UpSampler(), {"x": torch.randn(N, 2, 9, 8), "t": torch.randn(N, 8)}
+
+
+def upsampler_batches(steps):
+    g = torch.Generator().manual_seed(1)
+    return {"x": torch.randn(steps * N, 2, 9, 8, generator=g),
+            "t": torch.randn(steps * N, 8, generator=g)}
