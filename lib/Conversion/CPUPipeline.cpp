@@ -24,6 +24,7 @@ static const char *kToBuffers =
     "lpc-fuse-sibling-reductions,cse,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
+    "func.func(lpc-distinct-results),"
     "buffer-results-to-out-params{modify-public-functions hoist-static-allocs},"
     "buffer-deallocation-pipeline";
 

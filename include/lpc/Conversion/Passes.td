@@ -96,6 +96,30 @@ def LpcGemmToCalls : Pass<"lpc-gemm-to-calls", "::mlir::ModuleOp"> {
   ];
 }
 
+def LpcDistinctResults : Pass<"lpc-distinct-results", "::mlir::func::FuncOp"> {
+  let summary = "Gives every buffer a function returns more than once a copy "
+                "of its own";
+  let description = [{
+    Runs between bufferization and `buffer-results-to-out-params
+    {hoist-static-allocs}`, which replaces a returned buffer's allocation by
+    its out-parameter and crashes (MLIR 22) when one allocation is returned
+    twice: the second result finds the allocation already gone. Folding makes
+    such returns: two results that canonicalize to the same value (`x - 0`
+    and `x` in lpc-jit --op-check's probes, two states that fold alike).
+    Each repeat becomes a new allocation of the same type that the buffer is
+    copied into. Buffers returned once are left alone.
+
+    ```mlir
+    return %m, %m : memref<4xf32>, memref<4xf32>
+    // becomes
+    %c = memref.alloc() : memref<4xf32>
+    memref.copy %m, %c : memref<4xf32> to memref<4xf32>
+    return %m, %c : memref<4xf32>, memref<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def LpcMathApproximation
     : Pass<"lpc-math-approximation"> {
   let summary = "Replaces f32 exp/log/tanh/erf with vectorizable polynomial "
