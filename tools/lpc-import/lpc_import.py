@@ -236,8 +236,8 @@ def dense_attr(t, et):
         raw = flat.to(torch.float32).numpy().astype("<f4").tobytes()
     elif et == "i32":
         raw = flat.to(torch.int64).numpy().astype("<i4").tobytes()
-    elif et == "i1":
-        raw = flat.to(torch.bool).numpy().astype(np.uint8).tobytes()
+    elif et == "i1":  # MLIR packs i1 elements 8 to a byte, the first in the low bit
+        raw = np.packbits(flat.to(torch.bool).numpy(), bitorder="little").tobytes()
     elif et in ("bf16", "f16"):
         raw = flat.to(torch.bfloat16 if et == "bf16" else torch.float16).view(torch.int16).numpy().astype("<i2").tobytes()
     else:
@@ -1270,6 +1270,10 @@ def _mean(I, node, x, dims=None, keepdim=False, dtype=None):
 
 @handles("aten.sum.dim_IntList", "aten.sum.default")
 def _sum(I, node, x, dims=None, keepdim=False, dtype=None):
+    if x.et == "i1":
+        # A count of true elements (PyTorch: an int64): summed as f32, exact
+        # below 2^24, which is what the NLL loss's decomposition divides by.
+        x = I.cast(x, "f32")
     return I.reduce("reduce_sum", x, dims, keepdim)
 
 
@@ -2107,12 +2111,172 @@ def _group_norm(I, node, x, groups, w=None, b=None, eps=1e-5, cudnn=True):
     return y
 
 
-@handles("aten.batch_norm.default", "aten._native_batch_norm_legit_functional.default",
+@handles("aten.batch_norm.default")
+def _batch_norm(I, node, x, w, b, running_mean, running_var, training, momentum, eps,
+                cudnn=True):
+    if running_mean is None and running_var is None and training:
+        return _batch_norm_no_stats(I, node, x, w, b, training, momentum, eps)[0]
+    _batch_norm_running(I, node)
+
+
+@handles("aten._native_batch_norm_legit_functional.default",
          "aten._native_batch_norm_legit.default", "aten.native_batch_norm.default",
          "aten._native_batch_norm_legit_no_training.default")
-def _batch_norm(I, node, *args, **kw):
-    fail("BatchNorm is not supported: its running statistics are state lpc does not keep "
-         "(GroupNorm and LayerNorm are supported)")
+def _batch_norm_running(I, node, *args, **kw):
+    fail("BatchNorm with running statistics is not supported: they are state lpc does not "
+         "keep (BatchNorm(track_running_stats=False), GroupNorm and LayerNorm are supported)")
+
+
+# -- more ops, on top of PyTorch's decompositions --------------------------------
+# What torch.export's decompositions (decompose_unsupported) leave that the
+# handlers above do not take.
+
+@handles("aten._native_batch_norm_legit.no_stats")
+def _batch_norm_no_stats(I, node, x, w, b, training, momentum, eps):
+    # Normalization by the batch's own statistics, per channel (dim 1) over
+    # every other dimension: BatchNorm without running statistics, and what
+    # instance_norm decomposes into. A layernorm of [C, rest], then the affine.
+    C = x.shape[1]
+    perm = [1, 0] + list(range(2, len(x.shape)))
+    xt = I.transpose(x, perm)
+    flat = I.reshape(xt, (C, math.prod(xt.shape[1:])))
+    m = flat.shape[1]
+    ones, zeros = I.scalar_like(1.0, flat, (m,)), I.scalar_like(0.0, flat, (m,))
+    y = I.e.op(f"lpc.layernorm {I.mat(flat)}, {I.mat(ones)}, {I.mat(zeros)} {{epsilon = {f64(eps)}}} : "
+               f"{flat.type}, {ones.type}", flat.shape, flat.et)
+    y = I.transpose(I.reshape(y, xt.shape), perm)
+    per_channel = (C,) + (1,) * (len(x.shape) - 2)
+    if w is not None:
+        y = I.binary("mul", y, I.reshape(I.cast(w, y.et), per_channel))
+    if b is not None:
+        y = I.binary("add", y, I.reshape(I.cast(b, y.et), per_channel))
+    return (y, None, None)  # the saved statistics: a use of them fails there
+
+
+@handles("aten.gather.default")
+def _gather(I, node, x, dim, index, sparse_grad=False):
+    # out[.., j, ..] = x[.., index[.., j, ..], ..] along dim: a one-hot
+    # selection summed over x's dim (index.shape[dim] x x.shape[dim] values
+    # per output row), whose gradient goes to the gathered elements. An
+    # index out of range selects nothing (0) where PyTorch raises.
+    import torch
+    r = len(x.shape)
+    dim = dim % r
+    if index.et not in ("i32", "i64"):
+        fail("gather needs an integer index")
+    if any(index.shape[d] > x.shape[d] for d in range(r) if d != dim):
+        fail(f"gather of {list(x.shape)} by an index {list(index.shape)} larger outside dim {dim}")
+    for d in range(r):  # x's extent where index is smaller (PyTorch reads the leading part)
+        if d != dim and index.shape[d] < x.shape[d]:
+            x = I.slice(x, d, 0, index.shape[d])
+    perm = [d for d in range(r) if d != dim] + [dim]
+    xt, it = I.transpose(x, perm), I.transpose(index, perm)  # dim last
+    n = xt.shape[-1]
+    shape = it.shape + (n,)
+    iota = I.const(torch.arange(n).reshape((1,) * len(it.shape) + (n,)), "i32")
+    hit = I.compare("eq", I.broadcast(I.reshape(it, it.shape + (1,)), shape), iota)
+    xs = I.broadcast(I.reshape(xt, xt.shape[:-1] + (1, n)), shape)
+    picked = I.reduce("reduce_sum", I.select(hit, xs, 0.0), [len(shape) - 1], False)
+    back = [0] * r
+    for i, p in enumerate(perm):
+        back[p] = i
+    return I.transpose(picked, back)
+
+
+@handles("aten.cumsum.default")
+def _cumsum(I, node, x, dim, dtype=None):
+    # Running sums along dim: a GEMM by the constant upper-triangular ones
+    # [n, n] (n^2 work per row, exact products; its gradient is the reverse
+    # running sum). Floats only: lpc has no integer GEMM.
+    import torch
+    if x.et not in FLOATS:
+        fail(f"cumsum of an integer tensor ({x.et}) is not supported")
+    r = len(x.shape)
+    dim = dim % r
+    perm = [d for d in range(r) if d != dim] + [dim]
+    back = [0] * r
+    for i, p in enumerate(perm):
+        back[p] = i
+    n = x.shape[dim]
+    upper = I.const(torch.triu(torch.ones(n, n)), x.et)
+    return I.transpose(I.matmul(I.transpose(x, perm), upper), back)
+
+
+@handles("aten.repeat.default")
+def _repeat(I, node, x, repeats):
+    # Tiles: each dimension d of size n repeated r times is a broadcast to
+    # [r, n] (the copies outermost) and a reshape to r * n.
+    repeats = [int(r) for r in repeats]
+    if len(repeats) > len(x.shape):
+        x = I.reshape(x, (1,) * (len(repeats) - len(x.shape)) + x.shape)
+    for d, r in enumerate(repeats):
+        if r == 1:
+            continue
+        shp = x.shape
+        x = I.broadcast(I.reshape(x, shp[:d] + (1,) + shp[d:]), shp[:d] + (r,) + shp[d:])
+        x = I.reshape(x, shp[:d] + (r * shp[d],) + shp[d + 1:])
+    return x
+
+
+def _upsample_sizes(node, x, nd):
+    out = _out_shape(node)[-nd:]
+    return x.shape[-nd:], out
+
+
+def _upsample_scale(node, i, n_in, n_out, align_corners):
+    """PyTorch's source coordinate scale of output dim i: in/out, or 1 /
+    scale_factor when the call gave scale factors (as interpolate passes
+    them unless recompute_scale_factor), or (in-1)/(out-1) aligning corners."""
+    if align_corners:
+        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    sf = node.args[-1] if node.args and isinstance(node.args[-1], (list, tuple)) else None
+    if sf is not None and len(sf) > i and sf[i]:
+        return 1.0 / float(sf[i])
+    return n_in / n_out
+
+
+@handles("aten.upsample_nearest1d.vec", "aten.upsample_nearest2d.vec",
+         "aten.upsample_nearest3d.vec")
+def _upsample_nearest(I, node, x, output_size=None, scale_factors=None):
+    # Each spatial dimension: a constant index_select of source rows
+    # floor(dst * scale) (clamped), whose gradient adds back into them.
+    import torch
+    nd = int(_op_name(node.target).split("nearest")[1][0])
+    n_in, n_out = _upsample_sizes(node, x, nd)
+    for i in range(nd):
+        scale = _upsample_scale(node, i, n_in[i], n_out[i], False)
+        src = torch.clamp(torch.floor(torch.arange(n_out[i], dtype=torch.float32) * scale).long(),
+                          max=n_in[i] - 1)
+        x = _index_select(I, node, x, len(x.shape) - nd + i, I.const(src, "i32"))
+    return x
+
+
+@handles("aten.upsample_linear1d.vec", "aten.upsample_bilinear2d.vec",
+         "aten.upsample_trilinear3d.vec")
+def _upsample_linear(I, node, x, output_size, align_corners, scale_factors=None):
+    # Separable: along each spatial dimension, the two neighbouring source
+    # rows (constant index_selects) mixed by constant weights, PyTorch's
+    # source coordinate (half-pixel centres clamped at 0, or corners aligned).
+    import torch
+    nd = {"linear1d": 1, "bilinear2d": 2, "trilinear3d": 3}[_op_name(node.target).split("_")[-1]
+                                                             .split(".")[0]]
+    n_in, n_out = _upsample_sizes(node, x, nd)
+    for i in range(nd):
+        dim = len(x.shape) - nd + i
+        scale = _upsample_scale(node, i, n_in[i], n_out[i], align_corners)
+        dst = torch.arange(n_out[i], dtype=torch.float32)
+        src = dst * scale if align_corners else torch.clamp((dst + 0.5) * scale - 0.5, min=0.0)
+        i0 = torch.clamp(torch.floor(src).long(), max=n_in[i] - 1)
+        i1 = torch.clamp(i0 + 1, max=n_in[i] - 1)
+        lam = (src - i0.to(torch.float32)).clamp(0.0, 1.0)
+        shp = [1] * len(x.shape)
+        shp[dim] = n_out[i]
+        lo = _index_select(I, node, x, dim, I.const(i0, "i32"))
+        hi = _index_select(I, node, x, dim, I.const(i1, "i32"))
+        w1 = I.const(lam.reshape(shp), x.et)
+        w0 = I.const((1.0 - lam).reshape(shp), x.et)
+        x = I.binary("add", I.binary("mul", lo, w0), I.binary("mul", hi, w1))
+    return x
 
 
 # ---------------------------------------------------------------------------
@@ -2201,6 +2365,40 @@ def functionalize(ep, model):
              f"{type(e).__name__}: {first}")
 
 
+def decompose_unsupported(ep, model):
+    """The exported program with the ops lpc-import has no handler for
+    written in simpler ATen ops, where PyTorch has a decomposition of its own
+    (torch.export's default table: einsum, norms, cosine_similarity, the
+    l1/huber/smooth-l1/kl/bce-with-logits losses, triu, outer, logsumexp,
+    pixel_shuffle, repeat_interleave, instance_norm, ...), in rounds while
+    the decompositions bring new ones. Ops the importer handles stay as
+    exported (their handlers know more than the generic form: fused
+    attention, bias epilogues); an op with no decomposition stays for the
+    importer to refuse by name."""
+    import torch
+    from torch._ops import OpOverload
+
+    table = torch.export.default_decompositions()
+    by_name = {str(k): k for k in table.keys()}
+    for _ in range(4):
+        todo = {}
+        for n in ep.graph.nodes:
+            if n.op != "call_function" or not isinstance(n.target, OpOverload):
+                continue
+            name = _op_name(n.target)
+            if name not in HANDLERS and name in by_name:
+                todo[by_name[name]] = table[by_name[name]]
+        if not todo:
+            break
+        try:
+            ep = ep.run_decompositions(todo)
+        except Exception as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            fail(f"{model}: decomposing {', '.join(sorted(str(k) for k in todo))} into simpler ATen "
+                 f"ops failed: {type(e).__name__}: {first}")
+    return ep
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(
         prog="lpc-import",
@@ -2235,7 +2433,7 @@ def main(argv=None):
         except Exception as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             fail(f"{a.model}: torch.export could not export the module: {type(e).__name__}: {first}")
-        ep = functionalize(ep, a.model)
+        ep = decompose_unsupported(functionalize(ep, a.model), a.model)
         imp = Importer(ep, path, a.name, a.attention)
         first = {}
         for n, prm in module.named_parameters(remove_duplicate=False):
