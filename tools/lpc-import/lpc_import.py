@@ -2223,15 +2223,14 @@ def _upsample_sizes(node, x, nd):
     return x.shape[-nd:], out
 
 
-def _upsample_scale(node, i, n_in, n_out, align_corners):
+def _upsample_scale(scale_factors, i, n_in, n_out, align_corners):
     """PyTorch's source coordinate scale of output dim i: in/out, or 1 /
     scale_factor when the call gave scale factors (as interpolate passes
     them unless recompute_scale_factor), or (in-1)/(out-1) aligning corners."""
     if align_corners:
         return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-    sf = node.args[-1] if node.args and isinstance(node.args[-1], (list, tuple)) else None
-    if sf is not None and len(sf) > i and sf[i]:
-        return 1.0 / float(sf[i])
+    if scale_factors is not None and len(scale_factors) > i and scale_factors[i]:
+        return 1.0 / float(scale_factors[i])
     return n_in / n_out
 
 
@@ -2244,7 +2243,7 @@ def _upsample_nearest(I, node, x, output_size=None, scale_factors=None):
     nd = int(_op_name(node.target).split("nearest")[1][0])
     n_in, n_out = _upsample_sizes(node, x, nd)
     for i in range(nd):
-        scale = _upsample_scale(node, i, n_in[i], n_out[i], False)
+        scale = _upsample_scale(scale_factors, i, n_in[i], n_out[i], False)
         src = torch.clamp(torch.floor(torch.arange(n_out[i], dtype=torch.float32) * scale).long(),
                           max=n_in[i] - 1)
         x = _index_select(I, node, x, len(x.shape) - nd + i, I.const(src, "i32"))
@@ -2263,7 +2262,7 @@ def _upsample_linear(I, node, x, output_size, align_corners, scale_factors=None)
     n_in, n_out = _upsample_sizes(node, x, nd)
     for i in range(nd):
         dim = len(x.shape) - nd + i
-        scale = _upsample_scale(node, i, n_in[i], n_out[i], align_corners)
+        scale = _upsample_scale(scale_factors, i, n_in[i], n_out[i], align_corners)
         dst = torch.arange(n_out[i], dtype=torch.float32)
         src = dst * scale if align_corners else torch.clamp((dst + 0.5) * scale - 0.5, min=0.0)
         i0 = torch.clamp(torch.floor(src).long(), max=n_in[i] - 1)

@@ -31,6 +31,8 @@ class Decomposed(nn.Module):
         up = F.interpolate(img, scale_factor=2, mode="nearest")   # [N, 1, 6, 8]
         up = up + F.interpolate(img, size=(6, 8), mode="bilinear", align_corners=False)
         up = up + F.interpolate(img, size=(5, 7), mode="bilinear", align_corners=True)[:, :, :1, :1]
+        up = up + F.interpolate(img, size=(6, 8), mode="nearest")
+        up = up + F.interpolate(img, scale_factor=(2.0, 2.5), mode="bilinear")[:, :, :, :8]
         f = self.inorm(F.gelu(self.bn(self.conv(up))))          # [N, 4, 6, 8]
         f = F.pixel_shuffle(f, 2)                                 # [N, 1, 12, 16]
         z = f[:, :, :5, :7].mean((2, 3)).repeat(1, 3) + b.repeat_interleave(2, dim=1)[:, :3].mean(1, keepdim=True)
