@@ -110,7 +110,11 @@ except (OSError, subprocess.CalledProcessError, subprocess.TimeoutExpired):
     pass
 for name, script in (("%lpc-plot", "lpc_plot.py"), ("%lpc-compare", "lpc_compare.py")):
     config.substitutions.append((name, '"%s" "%s"' % (
-        lpc_python, os.path.join(config.lpc_src_root, "tools", "lpc-plot", script))))
+        lpc_python, os.path.join(config.lpc_src_root, "tools", "lpc-plot", script))
+        # lpc-compare runs this build's lpc-run (not build/'s: the sanitizer
+        # build is another directory).
+        + (' "--lpc-run=%s"' % os.path.join(config.lpc_tools_dir, "lpc-run")
+           if name == "%lpc-compare" else "")))
 
 # The libFuzzer targets (scripts/lpc-fuzz.sh: the runtime's readers and
 # fuzz-model) need clang 22 (that of Debian's MLIR 22) with compiler-rt's
