@@ -2098,12 +2098,13 @@ def _group_norm(I, node, x, groups, w=None, b=None, eps=1e-5, cudnn=True):
     if g < 1 or C % g:
         fail(f"group_norm of {C} channels in {g} groups")
     m = (C // g) * math.prod(x.shape[2:])
-    y = I.reshape(x, (N, g, m))
-    ones, zeros = I.scalar_like(1.0, y, (m,)), I.scalar_like(0.0, y, (m,))
-    y = I.e.op(f"lpc.layernorm {I.mat(y)}, {I.mat(ones)}, {I.mat(zeros)} {{epsilon = {f64(eps)}}} : "
-               f"{y.type}, {ones.type}", y.shape, y.et)
-    y = I.reshape(y, x.shape)
-    per_channel = (C,) + (1,) * (len(x.shape) - 2)
+    y = _layer_norm(I, node, I.reshape(x, (N, g, m)), [m], None, None, eps)
+    return _channel_affine(I, I.reshape(y, x.shape), w, b)
+
+
+def _channel_affine(I, y, w, b):
+    """y * w + b with w and b per channel (dim 1), either may be None."""
+    per_channel = (y.shape[1],) + (1,) * (len(y.shape) - 2)
     if w is not None:
         y = I.binary("mul", y, I.reshape(I.cast(w, y.et), per_channel))
     if b is not None:
@@ -2139,18 +2140,11 @@ def _batch_norm_no_stats(I, node, x, w, b, training, momentum, eps):
     C = x.shape[1]
     perm = [1, 0] + list(range(2, len(x.shape)))
     xt = I.transpose(x, perm)
-    flat = I.reshape(xt, (C, math.prod(xt.shape[1:])))
-    m = flat.shape[1]
-    ones, zeros = I.scalar_like(1.0, flat, (m,)), I.scalar_like(0.0, flat, (m,))
-    y = I.e.op(f"lpc.layernorm {I.mat(flat)}, {I.mat(ones)}, {I.mat(zeros)} {{epsilon = {f64(eps)}}} : "
-               f"{flat.type}, {ones.type}", flat.shape, flat.et)
+    m = math.prod(xt.shape[1:])
+    y = _layer_norm(I, node, I.reshape(xt, (C, m)), [m], None, None, eps)
     y = I.transpose(I.reshape(y, xt.shape), perm)
-    per_channel = (C,) + (1,) * (len(x.shape) - 2)
-    if w is not None:
-        y = I.binary("mul", y, I.reshape(I.cast(w, y.et), per_channel))
-    if b is not None:
-        y = I.binary("add", y, I.reshape(I.cast(b, y.et), per_channel))
-    return (y, None, None)  # the saved statistics: a use of them fails there
+    # The saved statistics: a use of them fails there.
+    return (_channel_affine(I, y, w, b), None, None)
 
 
 @handles("aten.gather.default")
