@@ -11,6 +11,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 
@@ -36,6 +37,22 @@ static std::string typeStr(Type t) {
 //===----------------------------------------------------------------------===//
 // Model structure
 //===----------------------------------------------------------------------===//
+
+/// The lpc.param or lpc.buffer named `name` in the function around `op`
+/// that comes first (in walk order).
+static Operation *firstNamedState(Operation *op, StringRef name) {
+  Operation *first = nullptr;
+  if (auto fn = op->getParentOfType<FunctionOpInterface>())
+    fn->walk([&](Operation *other) {
+      if (first)
+        return;
+      if (auto p = dyn_cast<ParamOp>(other); p && p.getName() == name)
+        first = other;
+      if (auto b = dyn_cast<BufferOp>(other); b && b.getName() == name)
+        first = other;
+    });
+  return first;
+}
 
 LogicalResult ParamOp::verify() {
   if (getName().empty())
@@ -89,20 +106,63 @@ LogicalResult ParamOp::verify() {
   if (!type.hasStaticShape())
     return emitOpError() << "parameter shape must be static, got " << type;
 
-  // Names identify parameters in checkpoints: they must be unique.
-  if (Operation *scope = (*this)->getParentOp()) {
-    ParamOp first;
-    scope->walk([&](ParamOp other) {
-      if (!first && other.getName() == getName())
-        first = other;
-    });
-    if (first && first != *this) {
-      InFlightDiagnostic diag = emitOpError()
-                                << "duplicate parameter name '" << getName()
-                                << "'";
-      diag.attachNote(first.getLoc()) << "first declared here";
-      return diag;
-    }
+  // Names identify parameters (and buffers) in checkpoints: they must be
+  // unique.
+  if (Operation *first = firstNamedState(*this, getName());
+      first && first != getOperation()) {
+    InFlightDiagnostic diag = emitOpError()
+                              << "duplicate parameter name '" << getName()
+                              << "'";
+    diag.attachNote(first->getLoc()) << "first declared here";
+    return diag;
+  }
+  return success();
+}
+
+LogicalResult BufferOp::verify() {
+  if (getName().empty())
+    return emitOpError("needs a non-empty name");
+  RankedTensorType type = getResult().getType();
+  if (!type.hasStaticShape())
+    return emitOpError() << "buffer shape must be static, got " << type;
+  double v = getValue().convertToDouble();
+  if (!std::isfinite(v))
+    return emitOpError() << "'value' must be finite, got " << v;
+  if (type.getElementType().isInteger() && v != std::trunc(v))
+    return emitOpError() << "'value' of an integer buffer must be a whole "
+                            "number, got "
+                         << v;
+  // Names identify buffers next to parameters in checkpoints.
+  if (Operation *first = firstNamedState(*this, getName());
+      first && first != getOperation()) {
+    InFlightDiagnostic diag = emitOpError() << "duplicate name '" << getName()
+                                            << "' (a parameter or buffer)";
+    diag.attachNote(first->getLoc()) << "first declared here";
+    return diag;
+  }
+  return success();
+}
+
+LogicalResult BufferUpdateOp::verify() {
+  auto buffer = dyn_cast_or_null<BufferOp>(firstNamedState(*this, getName()));
+  if (!buffer)
+    return emitOpError() << "updates '" << getName()
+                         << "', which no lpc.buffer of this function declares";
+  if (buffer.getType() != getValue().getType())
+    return emitOpError() << "value of type " << getValue().getType()
+                         << " for buffer '" << getName() << "' of type "
+                         << buffer.getType();
+  BufferUpdateOp first;
+  (*this)->getParentOfType<FunctionOpInterface>()->walk(
+      [&](BufferUpdateOp other) {
+        if (!first && other.getName() == getName())
+          first = other;
+      });
+  if (first != *this) {
+    InFlightDiagnostic diag = emitOpError() << "a second update of buffer '"
+                                            << getName() << "'";
+    diag.attachNote(first.getLoc()) << "first update here";
+    return diag;
   }
   return success();
 }

@@ -16,6 +16,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -727,6 +728,24 @@ struct LpcAutodiffPass : ::mlir::lpc::impl::LpcAutodiffBase<LpcAutodiffPass> {
   LogicalResult differentiate(func::FuncOp fwd);
 };
 
+/// The argument attributes of a buffer's state: {lpc.state = "buffer",
+/// lpc.name = N, lpc.init = value} (lpc-run fills it with the value until
+/// --init gives the buffer's entry).
+static DictionaryAttr bufferArgAttrs(Builder &b, BufferOp buf) {
+  return b.getDictionaryAttr(
+      {b.getNamedAttr(kStateAttr, b.getStringAttr("buffer")),
+       b.getNamedAttr(kNameAttr, buf.getNameAttr()),
+       b.getNamedAttr("lpc.init", buf.getValueAttr())});
+}
+
+/// Removes what nothing uses: the side of each lpc.train_or_eval a function
+/// does not take, and the updates an evaluation drops.
+static void eraseDeadOps(Block *body) {
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*body)))
+    if (isOpTriviallyDead(&op))
+      op.erase();
+}
+
 /// The forward pass with parameters and inputs as arguments.
 LogicalResult LpcAutodiffPass::buildEval(func::FuncOp fwd) {
   MLIRContext *ctx = fwd.getContext();
@@ -746,6 +765,12 @@ LogicalResult LpcAutodiffPass::buildEval(func::FuncOp fwd) {
          b.getNamedAttr(kNameAttr, p.getNameAttr())}));
     locs.push_back(NameLoc::get(p.getNameAttr(), p.getLoc()));
     sources.push_back(p);
+  }
+  for (BufferOp buf : fwd.getOps<BufferOp>()) {
+    types.push_back(buf.getType());
+    attrs.push_back(bufferArgAttrs(b, buf));
+    locs.push_back(NameLoc::get(buf.getNameAttr(), buf.getLoc()));
+    sources.push_back(buf);
   }
   for (InputOp in : fwd.getOps<InputOp>()) {
     types.push_back(in.getType());
@@ -770,11 +795,17 @@ LogicalResult LpcAutodiffPass::buildEval(func::FuncOp fwd) {
     fn.setArgAttrs(i, a);
   b.setInsertionPointToStart(body);
   for (Operation &op : fwd.getBody().front().without_terminator()) {
-    if (isa<ParamOp, InputOp>(op))
+    // Evaluation keeps the buffers as they are.
+    if (isa<ParamOp, InputOp, BufferOp, BufferUpdateOp>(op))
       continue;
-    // Evaluation runs without dropout (model.eval()).
+    // Evaluation runs without dropout and takes the eval side of
+    // lpc.train_or_eval (model.eval()).
     if (auto d = dyn_cast<DropoutOp>(op)) {
       map.map(d.getResult(), map.lookupOrDefault(d.getInput()));
+      continue;
+    }
+    if (auto sel = dyn_cast<TrainOrEvalOp>(op)) {
+      map.map(sel.getResult(), map.lookupOrDefault(sel.getEval()));
       continue;
     }
     b.clone(op, map);
@@ -793,6 +824,7 @@ LogicalResult LpcAutodiffPass::buildEval(func::FuncOp fwd) {
       b.getFunctionType(types, ValueRange(results).getTypes()));
   for (auto [i, a] : llvm::enumerate(resultAttrs))
     fn.setResultAttrs(i, a);
+  eraseDeadOps(body);
   return success();
 }
 
@@ -815,7 +847,8 @@ LogicalResult LpcAutodiffPass::differentiate(func::FuncOp fwd) {
     return fwd.emitError() << "lpc-autodiff: @" << fwd.getSymName()
                            << " declares no lpc.param: nothing to train";
 
-  // Signature: params, optimizer state, step, [lr], inputs, forward args.
+  // Signature: params, optimizer state, buffers, step, [lr], inputs,
+  // forward args.
   SmallVector<Type> argTypes;
   SmallVector<DictionaryAttr> argAttrs;
   Builder ab(ctx);
@@ -839,6 +872,12 @@ LogicalResult LpcAutodiffPass::differentiate(func::FuncOp fwd) {
       argTypes.push_back(p.getType());
       argAttrs.push_back(stateAttrs(slot, p.getName()));
     }
+  SmallVector<BufferOp> bufferOps(fwd.getOps<BufferOp>());
+  int64_t firstBuffer = argTypes.size();
+  for (BufferOp buf : bufferOps) {
+    argTypes.push_back(buf.getType());
+    argAttrs.push_back(bufferArgAttrs(ab, buf));
+  }
   auto i64Scalar = RankedTensorType::get({}, IntegerType::get(ctx, 64));
   int64_t stepArg = -1, lrArg = -1;
   if (train) {
@@ -905,12 +944,25 @@ LogicalResult LpcAutodiffPass::differentiate(func::FuncOp fwd) {
   }
   for (auto [i, in] : llvm::enumerate(inputOps))
     map.map(in.getResult(), body->getArgument(firstInput + i));
+  for (auto [i, buf] : llvm::enumerate(bufferOps))
+    map.map(buf.getResult(), body->getArgument(firstBuffer + i));
   for (auto [i, a] : llvm::enumerate(fwd.getArguments()))
     map.map(a, body->getArgument(firstFwdArg + i));
   SmallVector<Operation *> forwardOps;
+  SmallVector<std::pair<BufferUpdateOp, Value>> bufferUpdates;
   for (Operation &op : fwd.getBody().front().without_terminator()) {
-    if (isa<ParamOp, InputOp>(op))
+    if (isa<ParamOp, InputOp, BufferOp>(op))
       continue;
+    // A training step takes the train side of lpc.train_or_eval and returns
+    // each buffer's update (not differentiated).
+    if (auto sel = dyn_cast<TrainOrEvalOp>(op)) {
+      map.map(sel.getResult(), map.lookupOrDefault(sel.getTrain()));
+      continue;
+    }
+    if (auto upd = dyn_cast<BufferUpdateOp>(op)) {
+      bufferUpdates.push_back({upd, map.lookupOrDefault(upd.getValue())});
+      continue;
+    }
     Operation *clone = b.clone(op, map);
     if (auto mm = dyn_cast<MatmulOp>(clone))
       mm.setRoleAttr(GemmRoleAttr::get(ctx, GemmRole::fprop));
@@ -1017,6 +1069,10 @@ LogicalResult LpcAutodiffPass::differentiate(func::FuncOp fwd) {
         resultAttrs.push_back(stateAttrs(slot, p.getName()));
       }
     }
+    for (auto [upd, v] : bufferUpdates) {
+      results.push_back(v);
+      resultAttrs.push_back(stateAttrs("buffer", upd.getName()));
+    }
     results.push_back(newStep);
     resultAttrs.push_back(stateAttrs("step", ""));
     results.push_back(loss);
@@ -1033,6 +1089,7 @@ LogicalResult LpcAutodiffPass::differentiate(func::FuncOp fwd) {
   step.setFunctionType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
   for (auto [i, attrs] : llvm::enumerate(resultAttrs))
     step.setResultAttrs(i, attrs);
+  eraseDeadOps(body);
   return success();
 }
 

@@ -109,7 +109,8 @@ FailureOr<std::vector<Tensor>> Evaluator::run(func::FuncOp fn,
 
 LogicalResult Evaluator::evalOp(Operation *op) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case<ParamOp, InputOp, ConstantOp, arith::ConstantOp, GradSeedOp,
+      .Case<ParamOp, InputOp, BufferOp, BufferUpdateOp, TrainOrEvalOp,
+            ConstantOp, arith::ConstantOp, GradSeedOp,
             MatmulOp, AddOp,
             SubOp, MulOp, DivOp, BiasAddOp, NegOp, ReluOp, GeluOp, SiluOp,
             TanhOp, SigmoidOp, ExpOp, LogOp, Log1pOp, Expm1Op, SqrtOp, RsqrtOp, PowOp, ScaleOp,
@@ -148,6 +149,29 @@ LogicalResult Evaluator::eval(ParamOp op) {
                        "value bound for parameter '" + op.getName() + "'")))
     return failure();
   return define(op.getResult(), it->second);
+}
+
+// A forward function runs as a training step's forward: a buffer holds its
+// bound value (else its `value`), lpc.train_or_eval takes the train side,
+// and the update is the training step's result, not the forward's.
+LogicalResult Evaluator::eval(BufferOp op) {
+  auto it = bindings.find(op.getName().str());
+  if (it == bindings.end()) {
+    std::optional<DType> dt = dtypeOf(op.getType().getElementType());
+    return define(op.getResult(),
+                  Tensor::filled(*dt, op.getType().getShape(),
+                                 op.getValue().convertToDouble()));
+  }
+  if (failed(checkType(op, op.getResult(), it->second,
+                       "value bound for buffer '" + op.getName() + "'")))
+    return failure();
+  return define(op.getResult(), it->second);
+}
+
+LogicalResult Evaluator::eval(BufferUpdateOp) { return success(); }
+
+LogicalResult Evaluator::eval(TrainOrEvalOp op) {
+  return define(op.getResult(), get(op.getTrain()));
 }
 
 LogicalResult Evaluator::eval(InputOp op) {

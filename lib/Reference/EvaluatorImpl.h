@@ -215,6 +215,9 @@ private:
 
   // Structure.
   LogicalResult eval(ParamOp op);
+  LogicalResult eval(BufferOp op);
+  LogicalResult eval(BufferUpdateOp op);
+  LogicalResult eval(TrainOrEvalOp op);
   LogicalResult eval(InputOp op);
   LogicalResult eval(ConstantOp op);
   LogicalResult eval(arith::ConstantOp op);

@@ -179,6 +179,78 @@ func.func @param_duplicate_name() {
 
 // -----
 
+func.func @buffer_named_as_param() {
+  // expected-note @+1 {{first declared here}}
+  %0 = lpc.param "bn.weight" ones : tensor<4xf32>
+  // expected-error @+1 {{'lpc.buffer' op duplicate name 'bn.weight' (a parameter or buffer)}}
+  %1 = lpc.buffer "bn.weight" : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @param_named_as_buffer() {
+  // expected-note @+1 {{first declared here}}
+  %0 = lpc.buffer "bn.running_mean" : tensor<4xf32>
+  // expected-error @+1 {{'lpc.param' op duplicate parameter name 'bn.running_mean'}}
+  %1 = lpc.param "bn.running_mean" zeros : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @buffer_fractional_count() {
+  // expected-error @+1 {{'lpc.buffer' op 'value' of an integer buffer must be a whole number, got 1.5}}
+  %0 = lpc.buffer "n" {value = 1.5 : f64} : tensor<i32>
+  return
+}
+
+// -----
+
+func.func @buffer_dynamic() {
+  // expected-error @+1 {{'lpc.buffer' op buffer shape must be static, got 'tensor<?xf32>'}}
+  %0 = lpc.buffer "m" : tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @buffer_update_unknown(%v: tensor<4xf32>) {
+  // expected-error @+1 {{'lpc.buffer_update' op updates 'bn.running_var', which no lpc.buffer of this function declares}}
+  lpc.buffer_update "bn.running_var", %v : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @buffer_update_type(%v: tensor<3xf32>) {
+  %0 = lpc.buffer "m" : tensor<4xf32>
+  // expected-error @+1 {{'lpc.buffer_update' op value of type 'tensor<3xf32>' for buffer 'm' of type 'tensor<4xf32>'}}
+  lpc.buffer_update "m", %v : tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @buffer_updated_twice(%v: tensor<4xf32>) {
+  %0 = lpc.buffer "m" : tensor<4xf32>
+  // expected-note @+1 {{first update here}}
+  lpc.buffer_update "m", %v : tensor<4xf32>
+  // expected-error @+1 {{'lpc.buffer_update' op a second update of buffer 'm'}}
+  lpc.buffer_update "m", %v : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @train_or_eval_types(%a: tensor<4xf32>, %b: tensor<4xbf16>) {
+  // expected-error @+1 {{'lpc.train_or_eval' op failed to verify that all of {train, eval, result} have same type}}
+  %0 = "lpc.train_or_eval"(%a, %b) : (tensor<4xf32>, tensor<4xbf16>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
 func.func @param_not_f32() {
   // expected-error @+1 {{'lpc.param' op result #0 must be ranked tensor of 32-bit float values, but got 'tensor<4xbf16>'}}
   %0 = lpc.param "w" zeros : tensor<4xbf16>

@@ -90,6 +90,69 @@ def Lpc_InputOp : Lpc_Op<"input", [FixedPrecision]> {
   let hasVerifier = 1;
 }
 
+def Lpc_BufferOp : Lpc_Op<"buffer", [FixedPrecision]> {
+  let summary = "model state that is not trained (a PyTorch buffer)";
+  let description = [{
+    Declares state the model keeps across steps without training it:
+    BatchNorm's running mean and variance and its batch counter. `name` is
+    unique among the function's parameters and buffers and names the tensor
+    in checkpoints and saved weights; `value` (default 0) fills it until
+    `lpc-run --init` gives it the file's entry of that name. A training step
+    reads the buffer and writes the value of its `lpc.buffer_update`;
+    evaluation only reads it. No gradient flows into a buffer.
+
+    ```mlir
+    %rm = lpc.buffer "bn1.running_mean" : tensor<64xf32>
+    %rv = lpc.buffer "bn1.running_var" {value = 1.0 : f64} : tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name,
+                   DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs RankedTensorOf<[F32, I32, I64]>:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Lpc_BufferUpdateOp : Lpc_Op<"buffer_update", [FixedPrecision,
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "the value a training step leaves in an lpc.buffer";
+  let description = [{
+    The buffer `name` of the same function holds `value` after a training
+    step (BatchNorm's momentum update of its running statistics). At most
+    one update per buffer; a buffer without one keeps its value. The value
+    is not differentiated. Evaluation (`lpc-autodiff{eval=true}`) drops
+    the update.
+
+    ```mlir
+    // %new_mean: tensor<64xf32>
+    %rm = lpc.buffer "bn1.running_mean" : tensor<64xf32>
+    lpc.buffer_update "bn1.running_mean", %new_mean : tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, RankedTensorOf<[F32, I32, I64]>:$value);
+  let assemblyFormat = "$name `,` $value attr-dict `:` type($value)";
+  let hasVerifier = 1;
+}
+
+def Lpc_TrainOrEvalOp : Lpc_Op<"train_or_eval", [Pure, FollowPrecision,
+    AllTypesMatch<["train", "eval", "result"]>]> {
+  let summary = "one value in training, another in evaluation";
+  let description = [{
+    `train` in a training step (model.train()), `eval` in the evaluation
+    function (model.eval()): BatchNorm normalizes by the batch's statistics
+    in training and by its running statistics in evaluation. Only the
+    chosen operand is computed and differentiated.
+
+    ```mlir
+    // %by_batch, %by_running: tensor<16x64xf32>
+    %y = lpc.train_or_eval %by_batch, %by_running : tensor<16x64xf32>
+    ```
+  }];
+  let arguments = (ins Lpc_Tensor:$train, Lpc_Tensor:$eval);
+  let results = (outs Lpc_Tensor:$result);
+  let assemblyFormat = "$train `,` $eval attr-dict `:` type($result)";
+}
+
 def Lpc_ConstantOp : Lpc_Op<"constant", [ConstantLike, Pure, FixedPrecision]> {
   let summary = "a constant tensor";
   let description = [{

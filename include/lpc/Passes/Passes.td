@@ -155,10 +155,13 @@ def LpcAutodiff : Pass<"lpc-autodiff", "::mlir::ModuleOp"> {
         %fc1.weight: tensor<784x1024xf32> {lpc.state = "param", lpc.name = "fc1.weight"},
         ...,                                 // exp_avg, exp_avg_sq (adamw) or
                                              // momentum_buffer (sgd) per param
+        %bn.running_mean: tensor<64xf32> {lpc.state = "buffer",
+            lpc.name = "bn.running_mean", lpc.init = 0.0}, ...  // lpc.buffer
         %step: tensor<i64> {lpc.state = "step"},
         %image: tensor<256x784xf32> {lpc.input = "image"}, ...)
       -> (new params {lpc.state = "param", lpc.name = ...}, new optimizer
-          state, new step, loss {lpc.metric = "loss"},
+          state, each updated buffer {lpc.state = "buffer", lpc.name = ...},
+          new step, loss {lpc.metric = "loss"},
           and, with clipping, the grad norm {lpc.metric = "grad_norm"} )
     ```
     Result `i` with `lpc.state = S, lpc.name = N` is the next value of the
@@ -172,6 +175,12 @@ def LpcAutodiff : Pass<"lpc-autodiff", "::mlir::ModuleOp"> {
     parameters as arguments ({lpc.state = "param"}), returning the loss
     {lpc.metric = "loss"} and, when the loss is a cross-entropy, its logits
     {lpc.metric = "logits"} (for accuracy).
+
+    Buffers (`lpc.buffer`: BatchNorm's running statistics) are state
+    arguments in both functions. The train step takes the `train` side of
+    each `lpc.train_or_eval` and returns the value of each
+    `lpc.buffer_update` (not differentiated); the eval function takes the
+    `eval` side, as it drops dropout, and updates nothing.
 
     Each op has a vector-Jacobian rule; ops without one on a path from a
     parameter to the loss are reported with their location. Integer values
