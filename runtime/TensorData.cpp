@@ -5,6 +5,7 @@
 #include "Position.h"
 #include "lpc/Runtime/HostFloat.h"
 
+#include <set>
 #include <cstring>
 #include <limits>
 
@@ -183,7 +184,8 @@ Error TensorBatches::restore(const std::string &position) {
 }
 
 Expected<InitWeights> loadInitWeights(const std::string &path,
-                                      const std::vector<ParamSpec> &params) {
+                                      const std::vector<ParamSpec> &params,
+                                      const std::vector<BufferSpec> &buffers) {
   Expected<SafetensorsFile> file = readSafetensors(path);
   if (!file)
     return file.takeError();
@@ -217,11 +219,31 @@ Expected<InitWeights> loadInitWeights(const std::string &path,
     const float *v = f.data<float>();
     w.params[p.name].assign(v, v + f.numElements());
   }
+  // Buffers: a checkpoint holds them as "buffer/NAME".
+  const std::string bufPrefix = w.fromCheckpoint ? "buffer/" : "";
+  for (const BufferSpec &b : buffers) {
+    auto it = file->tensors.find(bufPrefix + b.name);
+    if (it == file->tensors.end())
+      continue;
+    const Tensor &t = it->second;
+    if (t.shape != b.shape) {
+      problems.push_back("'" + b.name + "' is " + shapeString(t.shape) +
+                         ", the model's buffer is " + shapeString(b.shape));
+      continue;
+    }
+    Tensor c;
+    if (std::string why = convert(t, b.dtype, c); !why.empty()) {
+      problems.push_back("buffer '" + b.name + "' " + why);
+      continue;
+    }
+    w.buffers.emplace(b.name, std::move(c));
+    w.bufferFileDTypes[b.name] = t.dtype;
+  }
   if (!problems.empty())
     return Error::make(listProblems(path, problems));
   if (!w.fromCheckpoint)
     for (auto &[name, t] : file->tensors)
-      if (!w.params.count(name))
+      if (!w.params.count(name) && !w.buffers.count(name))
         w.extra.emplace(name, std::move(t));
   // An alias must name a parameter (or its entry would be written stale).
   for (const auto &[key, target] : w.metadata)
@@ -235,15 +257,34 @@ Expected<InitWeights> loadInitWeights(const std::string &path,
 
 Error saveWeights(const std::string &path,
                   const std::map<std::string, std::pair<ParamSpec, const float *>> &params,
-                  const InitWeights *init) {
+                  const InitWeights *init, const std::vector<TensorView> &buffers) {
   std::vector<TensorView> views;
   for (const auto &[name, p] : params) {
     size_t n = size_t(*numElementsOf(p.first.shape));
     views.push_back({name, DType::F32, p.first.shape, p.second, n * sizeof(float)});
   }
+  std::set<std::string> kept;
+  std::vector<std::vector<int64_t>> widened; // I64 copies views point into
+  widened.reserve(buffers.size());
+  for (const TensorView &b : buffers) {
+    kept.insert(b.name);
+    auto was = init ? init->bufferFileDTypes.find(b.name)
+                    : std::map<std::string, DType>::const_iterator();
+    if (init && was != init->bufferFileDTypes.end() && was->second == DType::I64 &&
+        b.dtype == DType::I32) {
+      const int32_t *v = static_cast<const int32_t *>(b.data);
+      widened.emplace_back(v, v + b.size / sizeof(int32_t));
+      views.push_back({b.name, DType::I64, b.shape, widened.back().data(),
+                       widened.back().size() * sizeof(int64_t)});
+      continue;
+    }
+    views.push_back(b);
+  }
   Metadata md{{"format", "pt"}};
   if (init) {
     for (const auto &[name, t] : init->extra) {
+      if (kept.count(name))
+        continue;
       auto alias = init->metadata.find(kAliasPrefix + name);
       if (alias != init->metadata.end()) {
         const auto &target = params.at(alias->second);

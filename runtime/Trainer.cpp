@@ -331,10 +331,13 @@ Error Trainer::Impl::initState(const std::vector<Slot> &args) {
   }
   if (!opt.init.empty()) {
     std::vector<ParamSpec> specs;
+    std::vector<BufferSpec> buffers;
     for (const Slot &s : args)
       if (s.state == "param")
         specs.push_back({s.name, s.shape});
-    auto w = loadInitWeights(opt.init, specs);
+      else if (s.state == "buffer")
+        buffers.push_back({s.name, s.dtype, s.shape});
+    auto w = loadInitWeights(opt.init, specs, buffers);
     if (!w)
       return Error::make("--init: " + w.error().message());
     initWeights = std::move(*w);
@@ -367,6 +370,10 @@ Error Trainer::Impl::initState(const std::vector<Slot> &args) {
           initWeights ? initWeights->params.at(s.name)
                       : initializeParam(it->second, s.name, s.shape, opt.seed);
       std::memcpy(buf.data(), v.data(), v.size() * sizeof(float));
+    } else if (s.state == "buffer" && initWeights &&
+               initWeights->buffers.count(s.name)) {
+      const Tensor &t = initWeights->buffers.at(s.name);
+      std::memcpy(buf.data(), t.bytes.data(), t.bytes.size());
     } else if (s.init) {
       // One element of the constant (floats through encodeAs), repeated.
       std::vector<uint8_t> one(dtypeSize(s.dtype));
@@ -969,12 +976,16 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
     return fail(e.message());
   if (!opt.saveWeights.empty()) {
     std::map<std::string, std::pair<ParamSpec, const float *>> params;
+    std::vector<TensorView> buffers;
     for (auto &[key, slot] : I.stateSlot)
       if (slot.state == "param")
         params[slot.name] = {ParamSpec{slot.name, slot.shape},
                              reinterpret_cast<const float *>(I.state[key].data())};
+      else if (slot.state == "buffer")
+        buffers.push_back({slot.name, slot.dtype, slot.shape, I.state[key].data(),
+                           slot.byteSize()});
     if (Error e = saveWeights(opt.saveWeights, params,
-                              I.initWeights ? &*I.initWeights : nullptr))
+                              I.initWeights ? &*I.initWeights : nullptr, buffers))
       return fail("--save-weights: " + e.message());
   }
   bool evaluated = !I.tensors || I.tensorsEval;

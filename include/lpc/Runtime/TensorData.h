@@ -86,13 +86,25 @@ struct ParamSpec {
   std::vector<int64_t> shape;
 };
 
+/// One buffer of the model (lpc.buffer: state that is not trained).
+struct BufferSpec {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+};
+
 /// Initial parameters from a safetensors file: every parameter must be there
-/// with its shape, as F32, BF16 or F16 (widened exactly to f32). Entries the
-/// model has no parameter for are allowed (buffers, tied aliases) and kept in
-/// `extra` so that saveWeights can write them back. Every mismatch (missing,
-/// wrong shape, unsupported dtype) is listed in one error naming the file.
+/// with its shape, as F32, BF16 or F16 (widened exactly to f32). A buffer
+/// of the model may be absent (it starts from its declared value); present,
+/// it must have its shape and a dtype that converts to the buffer's. Entries
+/// the model has no parameter or buffer for are allowed (tied aliases,
+/// buffers lpc does not keep) and kept in `extra` so that saveWeights can
+/// write them back. Every mismatch (missing, wrong shape, unsupported dtype)
+/// is listed in one error naming the file.
 struct InitWeights {
   std::map<std::string, std::vector<float>> params; // by parameter name
+  std::map<std::string, Tensor> buffers;            // by buffer name, its dtype
+  std::map<std::string, DType> bufferFileDTypes;    // as the file had them
   std::map<std::string, Tensor> extra;              // everything else
   Metadata metadata;
   // An lpc-run checkpoint (parameters under "param/NAME"): its optimizer and
@@ -100,7 +112,8 @@ struct InitWeights {
   bool fromCheckpoint = false;
 };
 Expected<InitWeights> loadInitWeights(const std::string &path,
-                                      const std::vector<ParamSpec> &params);
+                                      const std::vector<ParamSpec> &params,
+                                      const std::vector<BufferSpec> &buffers = {});
 
 /// The metadata key prefix lpc-import uses for tied parameters:
 /// "lpc.alias.lm_head.weight" = "transformer.wte.weight" says that the
@@ -108,13 +121,16 @@ Expected<InitWeights> loadInitWeights(const std::string &path,
 inline constexpr const char *kAliasPrefix = "lpc.alias.";
 
 /// Writes trained parameters as safetensors (atomically): every parameter
-/// under its name as F32, then (when `init` is given) the entries of the
-/// --init file the model has no parameter for: an alias entry takes the
-/// trained value of its parameter, others (buffers) are written unchanged.
-/// The result loads with `module.load_state_dict(load_file(path))`.
+/// under its name as F32, every buffer the model keeps with its trained
+/// value (an i32 buffer that the --init file had as I64, as PyTorch's batch
+/// counters, back as I64), then (when `init` is given) the entries of the --init file the
+/// model has neither for: an alias entry takes the trained value of its
+/// parameter, others are written unchanged. The result loads with
+/// `module.load_state_dict(load_file(path))`.
 Error saveWeights(const std::string &path,
                   const std::map<std::string, std::pair<ParamSpec, const float *>> &params,
-                  const InitWeights *init);
+                  const InitWeights *init,
+                  const std::vector<TensorView> &buffers = {});
 
 } // namespace rt
 } // namespace lpc
