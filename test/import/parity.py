@@ -14,7 +14,11 @@ same optimizer, and compares:
     that noise in lpc too); for AdamW see below;
   - that the weights lpc-run wrote load into the original module with
     load_state_dict (strict) and give the loss lpc logged for the next
-    batch.
+    batch;
+  - the buffers lpc trains (BatchNorm's running statistics and batch
+    counter): float ones within --param-rtol, integer ones equal;
+  - with --eval, lpc-run's evaluation (--eval-data: the first 4 batches)
+    against PyTorch's module.eval() loss on them, within 1e-4.
 
 The case file provides FUNC() -> (module, example_inputs) and
 `batches(n) -> {input name: tensor [n * batch, ...]}` (or another function
@@ -68,6 +72,8 @@ def main():
     ap.add_argument("--loss", default="module")
     ap.add_argument("--loss-rtol", type=float, default=1e-5)
     ap.add_argument("--param-rtol", type=float, default=1e-4)
+    ap.add_argument("--eval", action="store_true",
+                    help="also compare the evaluation loss (model.eval()) after training")
     ap.add_argument("--policy", default="no", help="lpc-run --mixed-precision (no: fp32 parity)")
     ap.add_argument("--policy-rtol", type=float, default=None,
                     help="for a low-precision policy: the largest relative gap of the mean loss "
@@ -96,20 +102,29 @@ def main():
     log = os.path.join(tmp, "log.jsonl")
     out = os.path.join(tmp, "trained.safetensors")
     extra = "weight-decay=0 momentum=0.9" if a.optimizer == "sgd" else "weight-decay=0.01"
+    eval_batches = 4
+    if a.eval:
+        evdata = os.path.join(tmp, "eval.safetensors")
+        save_tensors(evdata, {k: v[:eval_batches * batch] for k, v in batches.items()})
     cmd = [os.path.join(a.bin, "lpc-run"), model_mlir, f"--mixed-precision={a.policy}",
            f"--data=tensors:{data}", f"--init={init}", f"--optimizer={a.optimizer}", f"--lr={lr}",
            f"--autodiff={extra}", f"--steps={a.steps}", f"--log={log}", f"--save-weights={out}",
            "--cache-dir=off", "--cpu-threads=1"]
+    if a.eval:
+        cmd.append(f"--eval-data=tensors:{evdata}")
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         print("FAIL: lpc-run failed:\n" + " ".join(cmd) + "\n" + r.stderr[-3000:])
         return 1
-    lpc_losses = [json.loads(l)["loss"] for l in open(log) if '"loss"' in l]
+    records = [json.loads(l) for l in open(log)]
+    lpc_losses = [r["loss"] for r in records if "loss" in r]
+    lpc_eval = [r["eval_loss"] for r in records if r.get("final") and "eval_loss" in r]
 
     # PyTorch, fp32, same weights (the module of a fresh factory call: the
     # weights lpc-import wrote), same batches in the same order.
     module.train()
     initial = {n: p.detach().clone() for n, p in module.named_parameters()}
+    initial_buffers = {n: b.detach().clone() for n, b in module.named_buffers()}
     if a.optimizer == "sgd":
         opt = torch.optim.SGD(module.parameters(), lr=lr, momentum=0.9, weight_decay=0)
     else:
@@ -124,6 +139,17 @@ def main():
         loss.backward()
         opt.step()
         torch_losses.append(loss.item())
+    # Before anything else runs the module (a train-mode forward moves
+    # running statistics).
+    trained_buffers = {n: b.detach().clone() for n, b in module.named_buffers()}
+    torch_eval = None
+    if a.eval:
+        module.eval()
+        with torch.no_grad():
+            el = [float(mod.loss_of(module(**b)) if hasattr(mod, "loss_of") else _loss(module(**b), b, a.loss))
+                  for b in step_inputs[:eval_batches]]
+        module.train()
+        torch_eval = sum(el) / len(el)
 
     ok = True
     worst = 0.0
@@ -202,6 +228,38 @@ def main():
     if abs(l1 - l2) > 1e-4 * abs(l2) + (1e-3 if a.optimizer == "adamw" else 0):
         print(f"FAIL: the reloaded module's loss {l1} differs from PyTorch's trained module's {l2}")
         ok = False
+    # The buffers lpc updates (the reload above ran fresh in train mode:
+    # compare against the loaded file).
+    kept, worst_b = 0, 0.0
+    for name, t in trained_buffers.items():
+        if name not in sd or torch.equal(sd[name], initial_buffers[name]) and \
+                torch.equal(t, initial_buffers[name]):
+            continue  # a constant buffer, written back unchanged
+        kept += 1
+        q = sd[name]
+        if t.is_floating_point():
+            rel = float((q.float() - t.float()).norm()) / max(float(t.float().norm()), 1e-30)
+            worst_b = max(worst_b, rel)
+            if rel > a.param_rtol:
+                print(f"FAIL: buffer {name}: ||lpc - torch|| / ||torch|| = {rel:.2e} > {a.param_rtol:g}")
+                ok = False
+        elif not torch.equal(q.to(t.dtype), t):
+            print(f"FAIL: buffer {name}: lpc {q.tolist()}, PyTorch {t.tolist()}")
+            ok = False
+    if kept:
+        print(f"buffers: {kept} updated by training; worst relative difference {worst_b:.2e}, "
+              f"integer ones equal")
+    if a.eval:
+        te = torch_eval
+        if len(lpc_eval) != 1:
+            print(f"FAIL: lpc-run logged no final eval_loss")
+            ok = False
+        else:
+            rel = abs(lpc_eval[0] - te) / max(abs(te), 1e-30)
+            print(f"eval loss: lpc {lpc_eval[0]:.6f}, PyTorch module.eval() {te:.6f} (relative {rel:.2e})")
+            if rel > 1e-4:
+                print("FAIL: the evaluation losses differ by more than 1e-4")
+                ok = False
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

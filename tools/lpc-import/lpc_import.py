@@ -344,6 +344,7 @@ class Importer:
         self.input_names = []
         self.params = []
         self.param_values = {}
+        self.buffers = {}
         # Tied parameters: every state_dict name of one tensor -> the first.
         self.canonical = {}
 
@@ -559,6 +560,18 @@ class Importer:
         kinds = {}
         for spec in sig.input_specs:
             kinds[spec.arg.name] = spec
+        # Buffers the step writes (BatchNorm's running statistics and batch
+        # counter): lpc.buffer state, updated by lpc.buffer_update; the
+        # others are constants.
+        from torch.export.graph_signature import OutputKind
+        self.mutated = {spec.target: spec.arg.name for spec in sig.output_specs
+                        if spec.kind == OutputKind.BUFFER_MUTATION}
+        self.user_outputs = {spec.arg.name for spec in sig.output_specs
+                             if spec.kind == OutputKind.USER_OUTPUT}
+        other = [f"{spec.kind.name} ({spec.target})" for spec in sig.output_specs
+                 if spec.kind not in (OutputKind.BUFFER_MUTATION, OutputKind.USER_OUTPUT)]
+        if other:
+            fail(f"unsupported graph outputs: {', '.join(other)}")
         user_names = _user_input_names(ep)
         ui = 0
         graph = ep.graph_module.graph
@@ -584,6 +597,9 @@ class Importer:
                     self.params.append(canon)
                     self.param_values[canon] = v
                     self.env[node.name] = v
+                elif spec.kind == InputKind.BUFFER and spec.target in self.mutated:
+                    t = state[spec.target] if spec.target in state else consts[spec.target]
+                    self.env[node.name] = self.buffer(spec.target, t)
                 elif spec.kind in (InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
                     t = state[spec.target] if spec.target in state else consts[spec.target]
                     self.env[node.name] = V(t.shape, elem_type(t.dtype), const=t.detach().clone())
@@ -610,11 +626,45 @@ class Importer:
                 self.env[node.name] = self.call(node)
             elif node.op == "output":
                 outs = node.args[0]
-                self.outputs = [self.env.get(o.name) if hasattr(o, "name") else o for o in outs]
+                for spec, o in zip(sig.output_specs, outs):
+                    if spec.kind == OutputKind.BUFFER_MUTATION:
+                        self.buffer_update(spec.target, self.value(o))
+                self.outputs = [self.env.get(o.name) if hasattr(o, "name") else o
+                                for spec, o in zip(sig.output_specs, outs)
+                                if spec.kind == OutputKind.USER_OUTPUT]
             elif node.op == "get_attr":
                 # A constant the graph module holds (a lifted tensor).
                 self.env[node.name] = _wrap(getattr(ep.graph_module, node.target))
         return self.finish(loss_spec)
+
+    def buffer(self, name, t):
+        """An lpc.buffer for the state_dict entry `name` (its value: the
+        tensor's when every element is the same, else 0; lpc-run --init
+        gives the real values)."""
+        import torch
+        et = elem_type(t.dtype)
+        if et not in ("f32", "i32"):
+            fail(f"buffer '{name}' is {t.dtype}: lpc keeps f32 and integer buffers")
+        flat = t.detach().reshape(-1)
+        value = float(flat[0]) if flat.numel() and bool((flat == flat[0]).all()) else 0.0
+        attrs = f" {{value = {f64(value)}}}" if value != 0.0 else ""
+        saved = self.e.cur_loc
+        self.e.cur_loc = self.e.named_loc(name)
+        v = self.e.op(f'lpc.buffer "{name}"{attrs} : {tensor_type(t.shape, et)}', tuple(t.shape), et)
+        self.e.cur_loc = saved
+        self.buffers[name] = v
+        return v
+
+    def buffer_update(self, name, v):
+        """The value a training step leaves in buffer `name`."""
+        buf = self.buffers.get(name)
+        if buf is None or not isinstance(v, V):
+            fail(f"the module writes buffer '{name}' in a way lpc-import does not follow")
+        if v.shape != buf.shape:
+            fail(f"the module writes buffer '{name}' {list(buf.shape)} with a {list(v.shape)} value")
+        v = self.cast(v, buf.et)
+        self.e.lines.append(f'    lpc.buffer_update "{name}", {self.mat(v)} : {buf.type} '
+                            f'loc({self.e.named_loc(name)})')
 
     # Inputs are emitted on first use, with the role their use implies.
     def value(self, a):
@@ -2117,15 +2167,78 @@ def _batch_norm(I, node, x, w, b, running_mean, running_var, training, momentum,
                 cudnn=True):
     if running_mean is None and running_var is None and training:
         return _batch_norm_no_stats(I, node, x, w, b, training, momentum, eps)[0]
-    _batch_norm_running(I, node)
+    if not training:
+        return _batch_norm_by_stats(I, x, w, b, running_mean, running_var, eps)
+    # Training with running statistics writes them in place, which the
+    # functionalized program (functionalize) has as
+    # _native_batch_norm_legit_functional.
+    fail("BatchNorm updating its running statistics in place (aten.batch_norm in training) "
+         "was not functionalized")
 
 
-@handles("aten._native_batch_norm_legit_functional.default",
-         "aten._native_batch_norm_legit.default", "aten.native_batch_norm.default",
-         "aten._native_batch_norm_legit_no_training.default")
-def _batch_norm_running(I, node, *args, **kw):
-    fail("BatchNorm with running statistics is not supported: they are state lpc does not "
-         "keep (BatchNorm(track_running_stats=False), GroupNorm and LayerNorm are supported)")
+@handles("aten._native_batch_norm_legit_no_training.default")
+def _batch_norm_no_training(I, node, x, w, b, running_mean, running_var, momentum, eps):
+    # A module in eval mode (frozen BatchNorm): its running statistics are
+    # constants and only the affine trains.
+    return (_batch_norm_by_stats(I, x, w, b, running_mean, running_var, eps), None, None)
+
+
+@handles("aten._native_batch_norm_legit_functional.default")
+def _batch_norm_functional(I, node, x, w, b, running_mean, running_var, training, momentum, eps):
+    # BatchNorm with running statistics in training: normalized by the
+    # batch's statistics in a training step and by the running ones in
+    # evaluation (lpc.train_or_eval), and the running statistics updated as
+    # PyTorch does: (1 - momentum) * running + momentum * batch, the
+    # variance unbiased (n / (n - 1)). Returns (out, save_mean, save_invstd,
+    # new_running_mean, new_running_var).
+    if not training:
+        y = _batch_norm_by_stats(I, x, w, b, running_mean, running_var, eps)
+        return (y, None, None, running_mean, running_var)
+    y_train = _batch_norm_no_stats(I, node, x, w, b, training, momentum, eps)[0]
+    if running_mean is None or running_var is None:
+        return (y_train, None, None, running_mean, running_var)
+    C = x.shape[1]
+    n = math.prod(x.shape) // C
+    if n < 2:
+        fail(f"BatchNorm in training needs more than one value per channel, got input "
+             f"{list(x.shape)}")
+    xf = I.cast(x, "f32")
+    dims = [0] + list(range(2, len(x.shape)))
+    mean = I.reduce("reduce_mean", xf, dims, True)
+    centered = I.binary("sub", xf, mean)
+    var = I.reduce("reduce_sum", I.binary("mul", centered, centered), dims, False)
+    var = I.unary("scale", var, f" {{factor = {f64(1.0 / (n - 1))}}}")
+    mean = I.reshape(mean, (C,))
+    m = float(momentum)
+
+    def update(running, batch):
+        r = I.cast(running, "f32")
+        kept = I.unary("scale", r, f" {{factor = {f64(1.0 - m)}}}")
+        return I.binary("add", kept, I.unary("scale", batch, f" {{factor = {f64(m)}}}"))
+
+    y_eval = _batch_norm_by_stats(I, x, w, b, running_mean, running_var, eps)
+    y = I.e.op(f"lpc.train_or_eval {I.mat(y_train)}, {I.mat(I.cast(y_eval, y_train.et))} : "
+               f"{y_train.type}", y_train.shape, y_train.et)
+    return (y, None, None, update(running_mean, mean), update(running_var, var))
+
+
+def _batch_norm_by_stats(I, x, w, b, mean, var, eps):
+    """(x - mean) / sqrt(var + eps) * w + b per channel (dim 1), with given
+    statistics: x * a + (b - mean * a), a = w / sqrt(var + eps), in f32."""
+    C = x.shape[1]
+    if mean is None or var is None:
+        fail("BatchNorm in evaluation needs running statistics")
+    mean, var = I.cast(mean, "f32"), I.cast(var, "f32")
+    a = I.unary("rsqrt", I.binary("add", var, float(eps)))
+    if w is not None:
+        a = I.binary("mul", a, I.cast(w, "f32"))
+    shift = I.unary("neg", I.binary("mul", mean, a))
+    if b is not None:
+        shift = I.binary("add", shift, I.cast(b, "f32"))
+    per_channel = (C,) + (1,) * (len(x.shape) - 2)
+    y = I.binary("mul", I.cast(x, "f32"), I.reshape(a, per_channel))
+    y = I.binary("add", y, I.reshape(shift, per_channel))
+    return I.cast(y, x.et)
 
 
 # -- more ops, on top of PyTorch's decompositions --------------------------------

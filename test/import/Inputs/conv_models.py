@@ -1,6 +1,6 @@
 """Convolutions and pooling as lpc-import writes them out (im2col GEMMs,
 strided slices, reductions): ConvMix puts every form in one small image
-classifier; UpSampler the transposed convolutions; bad_batch_norm a refusal."""
+classifier; UpSampler the transposed convolutions."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -53,20 +53,6 @@ def batches(steps):
     g = torch.Generator().manual_seed(1)
     return {"x": torch.randn(steps * N, 3, 13, 11, generator=g),
             "y": torch.randint(0, CLASSES, (steps * N,), generator=g)}
-
-
-class WithBatchNorm(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.c = nn.Conv2d(1, 4, 3)
-        self.bn = nn.BatchNorm2d(4)
-
-    def forward(self, x):
-        return self.bn(self.c(x)).square().mean()
-
-
-def bad_batch_norm():
-    return WithBatchNorm(), (torch.randn(2, 1, 6, 6),)
 
 
 class UpSampler(nn.Module):
