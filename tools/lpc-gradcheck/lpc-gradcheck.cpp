@@ -159,10 +159,22 @@ argsFor(func::FuncOp fn, const ref::Bindings &inputs,
       return fn.emitError() << "argument " << i << " has no lpc.state";
     auto key = std::make_pair(st.str(), nm ? nm.str() : std::string());
     auto it = state.find(key);
-    if (it == state.end())
-      return fn.emitError() << "no value for state " << key.first << " "
-                            << key.second;
-    args.push_back(it->second);
+    if (it != state.end()) {
+      args.push_back(it->second);
+      continue;
+    }
+    // A buffer (lpc.buffer) holds its declared value, as the forward's
+    // lpc.buffer does in the reference evaluator.
+    auto init = fn.getArgAttrOfType<FloatAttr>(i, "lpc.init");
+    if (key.first == "buffer" && init) {
+      auto type = cast<RankedTensorType>(fn.getArgumentTypes()[i]);
+      args.push_back(ref::Tensor::filled(*ref::dtypeOf(type.getElementType()),
+                                         type.getShape(),
+                                         init.getValueAsDouble()));
+      continue;
+    }
+    return fn.emitError() << "no value for state " << key.first << " "
+                          << key.second;
   }
   return args;
 }

@@ -1,8 +1,8 @@
 """BatchNorm with running statistics: BnNet trains them (2-d, 1-d over
 [N, C, L] and over [N, C], a momentum and epsilon of its own, one without
-affine);
-Frozen keeps one in eval mode inside a training model (the running
-statistics are constants there, only the affine trains)."""
+affine); Frozen keeps one in eval mode inside a training model (the running
+statistics are constants there, only the affine trains); TinyResNet puts
+them in residual blocks."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -93,3 +93,43 @@ class Bf16Stats(nn.Module):
 
 def bad_buffer():
     return Bf16Stats(), (torch.randn(3, 4, dtype=torch.bfloat16),)
+
+
+class Block(nn.Module):
+    """A ResNet basic block: two 3x3 convolutions with BatchNorm, the
+    shortcut a strided 1x1 convolution with BatchNorm where the shape
+    changes."""
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride=stride, bias=False),
+                                      nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        h = F.silu(self.bn1(self.conv1(x)))
+        h = self.bn2(self.conv2(h))
+        return F.silu(h + (x if self.down is None else self.down(x)))
+
+
+class TinyResNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8),
+                                  nn.SiLU())
+        self.layer1 = Block(8, 8, 1)
+        self.layer2 = Block(8, 12, 2)
+        self.fc = nn.Linear(12, CLASSES)
+
+    def forward(self, x, y):
+        h = self.layer2(self.layer1(self.stem(x)))
+        return F.cross_entropy(self.fc(F.adaptive_avg_pool2d(h, 1).flatten(1)), y)
+
+
+def resnet():
+    torch.manual_seed(0)
+    return TinyResNet(), {"x": torch.randn(N, 3, 7, 9), "y": torch.randint(0, CLASSES, (N,))}
