@@ -431,6 +431,25 @@ LogicalResult Differentiator::backprop(Operation *op) {
                    DivOp::create(b, loc, grad(), AddOp::create(b, loc, o.getInput(), one)));
         return success();
       })
+      .Case([&](SinOp o) { // g cos(x)
+        accumulate(loc, o.getInput(),
+                   MulOp::create(b, loc, grad(), CosOp::create(b, loc, o.getInput())));
+        return success();
+      })
+      .Case([&](CosOp o) { // -g sin(x)
+        accumulate(loc, o.getInput(),
+                   NegOp::create(b, loc,
+                                 MulOp::create(b, loc, grad(),
+                                               SinOp::create(b, loc, o.getInput()))));
+        return success();
+      })
+      .Case([&](ErfOp o) { // g 2/sqrt(pi) exp(-x^2)
+        Value x = o.getInput();
+        Value e = ExpOp::create(b, loc, NegOp::create(b, loc, MulOp::create(b, loc, x, x)));
+        Value d = ScaleOp::create(b, loc, e, b.getF64FloatAttr(2.0 / std::sqrt(M_PI)));
+        accumulate(loc, x, MulOp::create(b, loc, grad(), d));
+        return success();
+      })
       .Case([&](Expm1Op o) { // g exp(x) = g (y + 1)
         Value one = splat(b, loc, tensorType(o.getResult()), 1.0);
         accumulate(loc, o.getInput(),

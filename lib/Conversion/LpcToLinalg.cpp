@@ -632,6 +632,18 @@ struct LpcToLinalgPass
         ctx, [](OpBuilder &b, Location l, Expm1Op, ValueRange v) -> Value {
           return math::ExpM1Op::create(b, l, v[0]);
         });
+    patterns.add<LowerElementwise<SinOp>>(
+        ctx, [](OpBuilder &b, Location l, SinOp, ValueRange v) -> Value {
+          return math::SinOp::create(b, l, v[0]);
+        });
+    patterns.add<LowerElementwise<CosOp>>(
+        ctx, [](OpBuilder &b, Location l, CosOp, ValueRange v) -> Value {
+          return math::CosOp::create(b, l, v[0]);
+        });
+    patterns.add<LowerElementwise<ErfOp>>(
+        ctx, [](OpBuilder &b, Location l, ErfOp, ValueRange v) -> Value {
+          return math::ErfOp::create(b, l, v[0]);
+        });
     patterns.add<LowerElementwise<SqrtOp>>(
         ctx, [](OpBuilder &b, Location l, SqrtOp, ValueRange v) -> Value {
           return math::SqrtOp::create(b, l, v[0]);

@@ -159,6 +159,15 @@ LogicalResult Evaluator::eval(Log1pOp op) {
 LogicalResult Evaluator::eval(Expm1Op op) {
   return unary(op, [](double x) { return std::expm1(x); });
 }
+LogicalResult Evaluator::eval(SinOp op) {
+  return unary(op, [](double x) { return std::sin(x); });
+}
+LogicalResult Evaluator::eval(CosOp op) {
+  return unary(op, [](double x) { return std::cos(x); });
+}
+LogicalResult Evaluator::eval(ErfOp op) {
+  return unary(op, [](double x) { return std::erf(x); });
+}
 LogicalResult Evaluator::eval(SqrtOp op) {
   return unary(op, [](double x) { return std::sqrt(x); });
 }

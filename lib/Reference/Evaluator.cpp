@@ -113,7 +113,7 @@ LogicalResult Evaluator::evalOp(Operation *op) {
             ConstantOp, arith::ConstantOp, GradSeedOp,
             MatmulOp, AddOp,
             SubOp, MulOp, DivOp, BiasAddOp, NegOp, ReluOp, GeluOp, SiluOp,
-            TanhOp, SigmoidOp, ExpOp, LogOp, Log1pOp, Expm1Op, SqrtOp, RsqrtOp, PowOp, ScaleOp,
+            TanhOp, SigmoidOp, ExpOp, LogOp, Log1pOp, Expm1Op, SinOp, CosOp, ErfOp, SqrtOp, RsqrtOp, PowOp, ScaleOp,
             LayerNormOp, RmsNormOp, SoftmaxOp, LogSoftmaxOp, ReduceSumOp,
             ReduceMeanOp, ReduceMaxOp, BroadcastOp, ReshapeOp, TransposeOp,
             SliceOp, ConcatOp, EmbeddingOp, CausalMaskOp, WhereOp, CompareOp,

@@ -260,6 +260,9 @@ private:
   LogicalResult eval(CompareOp op);
   LogicalResult eval(Log1pOp op);
   LogicalResult eval(Expm1Op op);
+  LogicalResult eval(SinOp op);
+  LogicalResult eval(CosOp op);
+  LogicalResult eval(ErfOp op);
   LogicalResult eval(DropoutOp op);
   // Losses.
   LogicalResult eval(SoftmaxCrossEntropyOp op);

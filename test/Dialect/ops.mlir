@@ -183,6 +183,12 @@ func.func @elementwise(%x: tensor<4x8xf16>, %y: tensor<4x8xf16>, %b: tensor<8xf1
   %lp = lpc.log1p %x : tensor<4x8xf16>
   // CHECK-NEXT: %{{.*}} = lpc.expm1 %[[X]] : tensor<4x8xf16>{{$}}
   %em = lpc.expm1 %x : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = lpc.sin %[[X]] : tensor<4x8xf16>{{$}}
+  %sin = lpc.sin %x : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = lpc.cos %[[X]] : tensor<4x8xf16>{{$}}
+  %cos = lpc.cos %x : tensor<4x8xf16>
+  // CHECK-NEXT: %{{.*}} = lpc.erf %[[X]] : tensor<4x8xf16>{{$}}
+  %erf = lpc.erf %x : tensor<4x8xf16>
   // Precision pins on Follow and KeepFP32 ops.
   // CHECK-NEXT: %[[R19:.*]] = lpc.add %[[X]], %[[Y]] {lpc.precision = #lpc.precision<bf16>} : tensor<4x8xf16>{{$}}
   %19 = lpc.add %x, %y {lpc.precision = #lpc.precision<bf16>} : tensor<4x8xf16>

@@ -121,6 +121,17 @@ func.func @log1p_expm1() -> tensor<f32> {
   %l = lpc.mse_loss %s, %t : tensor<3x4xf32>
   return %l : tensor<f32>
 }
+func.func @sin_cos_erf() -> tensor<f32> {
+  %x = lpc.param "x" zeros : tensor<3x4xf32>
+  %t = lpc.input "t" targets : tensor<3x4xf32>
+  %s = lpc.sin %x : tensor<3x4xf32>
+  %c = lpc.cos %s : tensor<3x4xf32>
+  %e = lpc.erf %x : tensor<3x4xf32>
+  %a = lpc.add %c, %e : tensor<3x4xf32>
+  %m = lpc.mul %a, %s : tensor<3x4xf32>
+  %l = lpc.mse_loss %m, %t : tensor<3x4xf32>
+  return %l : tensor<f32>
+}
 func.func @compare_where() -> tensor<f32> {
   // leaky_relu and a clamp from lpc.compare + lpc.where: the gradient
   // flows through the selected piece only.

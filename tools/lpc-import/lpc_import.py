@@ -1284,7 +1284,8 @@ def _neg(I, node, x):
     return I.unary("neg", x)
 
 
-for _n in ("relu", "silu", "tanh", "sigmoid", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt"):
+for _n in ("relu", "silu", "tanh", "sigmoid", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt",
+           "sin", "cos", "erf"):
     HANDLERS[f"aten.{_n}.default"] = (lambda op: (lambda I, node, x: I.unary(op, x)))(_n)
 
 

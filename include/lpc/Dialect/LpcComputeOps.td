@@ -189,6 +189,43 @@ def Lpc_Expm1Op : Lpc_UnaryOp<"expm1", [KeepFP32Precision]> {
   }];
 }
 
+def Lpc_SinOp : Lpc_UnaryOp<"sin", [KeepFP32Precision]> {
+  let summary = "elementwise sine (radians)";
+  let description = [{
+    Sinusoidal embeddings of a computed value (a diffusion model's timestep,
+    rotary angles of computed positions). In f32: an argument of a few
+    hundred radians in bf16 would have no digits of its phase left.
+
+    ```mlir
+    // %x: tensor<4x8xf32>
+    %y = lpc.sin %x : tensor<4x8xf32>
+    ```
+  }];
+}
+
+def Lpc_CosOp : Lpc_UnaryOp<"cos", [KeepFP32Precision]> {
+  let summary = "elementwise cosine (radians)";
+  let description = [{
+    ```mlir
+    // %x: tensor<4x8xf32>
+    %y = lpc.cos %x : tensor<4x8xf32>
+    ```
+  }];
+}
+
+def Lpc_ErfOp : Lpc_UnaryOp<"erf", [KeepFP32Precision]> {
+  let summary = "elementwise error function";
+  let description = [{
+    `2 / sqrt(pi) * integral of exp(-t^2) from 0 to x` (GELU written out
+    with erf is one `lpc.gelu` in lpc-import; this is erf used otherwise).
+
+    ```mlir
+    // %x: tensor<4x8xf32>
+    %y = lpc.erf %x : tensor<4x8xf32>
+    ```
+  }];
+}
+
 def Lpc_SqrtOp : Lpc_UnaryOp<"sqrt", [FollowPrecision]> {
   let summary = "elementwise square root";
   let description = [{
