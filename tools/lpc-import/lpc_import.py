@@ -1119,6 +1119,11 @@ def _index_select(I, node, x, dim, index):
     dim = dim % len(x.shape)
     if index.et not in ("i32", "i64") or len(index.shape) != 1:
         fail("index_select needs a 1-D integer index")
+    if x.et == "i1":
+        # A boolean table (a padding mask) is looked up as 0/1 in f32.
+        return I.compare("ne", _index_select(I, node, I.cast(x, "f32"), dim, index), 0.0)
+    if x.et not in FLOATS:
+        fail(f"index_select of a computed {x.et} tensor is not supported (float or boolean only)")
     perm = [dim] + [d for d in range(len(x.shape)) if d != dim]
     xt = I.transpose(x, perm)
     rest = xt.shape[1:]
@@ -1202,8 +1207,8 @@ def _index(I, node, x, indices):
     # place. A constant index may be negative (it counts from the end); a
     # computed one must lie in [0, n), which the lookup checks at run time.
     dims = [d for d, t in enumerate(indices) if t is not None]
-    if len(dims) != 1:
-        fail("indexing with several index tensors is not supported (one only)")
+    if len(dims) > 1:
+        return _index_several(I, node, x, indices, dims)
     d = dims[0]
     idx = indices[d]
     if idx.et not in ("i32", "i64"):
@@ -1217,6 +1222,41 @@ def _index(I, node, x, indices):
         idx = I.const(torch.where(c < 0, c + n, c), "i32")
     flat = I.reshape(idx, (int(np.prod(idx.shape)),))
     picked = _index_select(I, node, x, d, flat)
+    return I.reshape(picked, _out_shape(node))
+
+
+def _index_several(I, node, x, indices, dims):
+    # Several constant integer index tensors, x[i, j] (Hugging Face's
+    # padding mask: mask[batch_idx, kv_idx] with broadcast aranges): the
+    # indexed dimensions flattened into one, looked up by the flat index
+    # sum(i_k * stride_k) (broadcast), one index_select. PyTorch puts the
+    # broadcast index dimensions in place when the indexed dimensions are
+    # adjacent and first otherwise; the indexed dimensions are moved first
+    # (in order) in the second case.
+    import torch
+    idxs = [indices[d] for d in dims]
+    if any(t.et not in ("i32", "i64") for t in idxs):
+        fail("indexing with a boolean mask is not supported (integer indices only)")
+    if any(t.const is None for t in idxs):
+        fail("indexing with several index tensors needs them all constant (computed ones: one "
+             "index tensor only)")
+    adjacent = dims == list(range(dims[0], dims[-1] + 1))
+    if not adjacent:
+        rest = [d for d in range(len(x.shape)) if d not in dims]
+        x = I.transpose(x, dims + rest)
+        dims = list(range(len(dims)))
+    p, k = dims[0], len(dims)
+    sizes = [x.shape[d] for d in dims]
+    flat_idx = torch.zeros((), dtype=torch.int64)
+    stride = 1
+    for t, n in reversed(list(zip(idxs, sizes))):
+        c = t.const.to(torch.int64)
+        if bool(((c < -n) | (c >= n)).any()):
+            fail(f"an index is out of range for a dimension of size {n}")
+        flat_idx = flat_idx + torch.where(c < 0, c + n, c) * stride
+        stride *= n
+    flat_x = I.reshape(x, x.shape[:p] + (math.prod(sizes),) + x.shape[p + k:])
+    picked = _index_select(I, node, flat_x, p, I.const(flat_idx.reshape(-1), "i32"))
     return I.reshape(picked, _out_shape(node))
 
 
@@ -1842,9 +1882,23 @@ def _sdpa(I, node, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scal
         else:
             # PyTorch aligns the causal mask to the top left.
             s = I.select(I.const(torch.ones(L, S, dtype=torch.bool).tril().logical_not()), -math.inf, s, s.shape)
-    if attn_mask is not None:
-        if attn_mask.const is None:
-            fail("an attention mask that depends on the inputs is not supported")
+    keep = None
+    if attn_mask is not None and attn_mask.const is None:
+        # A mask computed from the inputs (a padding mask from the batch's
+        # attention_mask): boolean, True attends; else added to the scores.
+        if attn_mask.et == "i1":
+            # PyTorch's attention gives a row that attends to nothing (a
+            # left-padded position under a causal mask) zeros, and zero
+            # gradients: such a row's scores are set to 0 (a finite
+            # softmax) and its probabilities multiplied by 0.
+            mask = I.broadcast(attn_mask, s.shape)
+            any_kept = I.reduce("reduce_max", I.cast(mask, "f32"), [len(s.shape) - 1], True)
+            keep = I.broadcast(I.cast(any_kept, s.et), s.shape)
+            s = I.select(mask, s, -math.inf, s.shape)
+            s = I.select(I.compare("ne", any_kept, 0.0), s, 0.0, s.shape)
+        else:
+            s = I.binary("add", s, I.broadcast(I.cast(attn_mask, s.et), s.shape))
+    elif attn_mask is not None:
         m = attn_mask.const
         if m.dtype == torch.bool:
             masked = m.logical_not()
@@ -1855,6 +1909,8 @@ def _sdpa(I, node, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scal
         else:
             s = I.binary("add", s, I.cast(attn_mask, s.et))
     p = I.softmax(s, -1)
+    if keep is not None:
+        p = I.binary("mul", p, keep)
     if dropout_p:
         I.dropout_seed = getattr(I, "dropout_seed", 0) + 1
         p = I.unary("dropout", p, f" {{rate = {f64(dropout_p)}, seed = {I.dropout_seed} : i64}}")

@@ -35,3 +35,27 @@ def batches(steps):
     g = torch.Generator().manual_seed(1)
     return {"x": torch.randn(steps * BATCH, FEATURES, generator=g),
             "y": torch.randint(0, CLASSES, (steps * BATCH,), generator=g)}
+
+
+class Indexed(nn.Module):
+    """Advanced indexing with several constant index tensors: adjacent
+    (in place, broadcast, a negative index) and apart (moved first)."""
+    def __init__(self):
+        super().__init__()
+        self.inp = nn.Linear(FEATURES, WIDTH * 3)
+        self.out = nn.Linear(3 * 4 + 2 * 5, CLASSES)
+
+    def forward(self, x, y):
+        g = torch.tanh(self.inp(x)).view(BATCH, 3, WIDTH)
+        rows = torch.tensor([[0], [2], [-1]])               # [3, 1]
+        cols = torch.tensor([1, 4, 4, 9])                   # [4]: broadcast to [3, 4]
+        a = g[:, rows, cols]                                # adjacent: [B, 3, 4]
+        b = g[torch.tensor([5, 0]), :, torch.tensor([3, 7])]  # apart: [2, 3] first
+        b = b.transpose(0, 1).reshape(3, 2).repeat(1, 5)      # [3, 10]
+        h = torch.cat([a.reshape(BATCH, 12), (g.mean(2)[:, :, None] * b[None]).mean(1)], 1)
+        return self.out(h)
+
+
+def indexed():
+    torch.manual_seed(0)
+    return Indexed(), (torch.randn(BATCH, FEATURES), torch.randint(0, CLASSES, (BATCH,)))
