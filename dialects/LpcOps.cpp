@@ -875,6 +875,17 @@ LogicalResult CastOp::verify() {
   return success();
 }
 
+LogicalResult ConvertOp::verify() {
+  RankedTensorType in = getInput().getType(), out = getResult().getType();
+  if (in.getShape() != out.getShape())
+    return emitOpError() << "changes the shape from " << in << " to " << out
+                         << "; a conversion only changes the element type";
+  if (in.getElementType() == out.getElementType())
+    return emitOpError() << "converts " << in.getElementType()
+                         << " to itself";
+  return success();
+}
+
 LogicalResult QuantizeOp::verify() {
   if (getInput().getType().getShape() != getResult().getType().getShape())
     return emitOpError() << "changes the shape from " << getInput().getType()

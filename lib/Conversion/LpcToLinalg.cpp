@@ -54,17 +54,62 @@ struct LowerElementwise : OpRewritePattern<OpT> {
   Fn fn;
 };
 
-/// Integer addition (the step counter).
-struct LowerIntAdd : OpRewritePattern<AddOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AddOp op,
+/// Integer addition, subtraction and multiplication (the step counter,
+/// position ids computed from the token ids), wrapping as PyTorch's.
+template <class OpT, class IntOpT>
+struct LowerIntBinary : OpRewritePattern<OpT> {
+  using OpRewritePattern<OpT>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpT op,
                                 PatternRewriter &rewriter) const override {
     if (!isa<IntegerType>(op.getType().getElementType()))
       return failure();
     Value v = elementwise(
         rewriter, op.getLoc(), op.getType(), op->getOperands(),
         [](OpBuilder &b, Location l, ValueRange a) -> SmallVector<Value> {
-          return {arith::AddIOp::create(b, l, a[0], a[1])};
+          return {IntOpT::create(b, l, a[0], a[1])};
+        });
+    rewriter.replaceOp(op, v);
+    return success();
+  }
+};
+using LowerIntAdd = LowerIntBinary<AddOp, arith::AddIOp>;
+using LowerIntSub = LowerIntBinary<SubOp, arith::SubIOp>;
+using LowerIntMul = LowerIntBinary<MulOp, arith::MulIOp>;
+
+/// lpc.convert: integers (i1 unsigned: 0 or 1) to f32 rounded to nearest,
+/// f32 to integers truncated, to i1 by != 0, between integers sign-extended
+/// or truncated.
+struct LowerConvert : OpRewritePattern<ConvertOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertOp op,
+                                PatternRewriter &rewriter) const override {
+    Type from = op.getInput().getType().getElementType();
+    Type to = op.getType().getElementType();
+    Value v = elementwise(
+        rewriter, op.getLoc(), op.getType(), op->getOperands(),
+        [&](OpBuilder &b, Location l, ValueRange a) -> SmallVector<Value> {
+          Value x = a[0];
+          if (to.isInteger(1)) {
+            if (isa<FloatType>(from))
+              return {arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, x,
+                                            arith::ConstantOp::create(
+                                                b, l, b.getFloatAttr(from, 0.0)))};
+            return {arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, x,
+                                          arith::ConstantOp::create(
+                                              b, l, b.getIntegerAttr(from, 0)))};
+          }
+          if (isa<FloatType>(to))
+            return {from.isInteger(1)
+                        ? arith::UIToFPOp::create(b, l, to, x).getResult()
+                        : arith::SIToFPOp::create(b, l, to, x).getResult()};
+          if (isa<FloatType>(from))
+            return {arith::FPToSIOp::create(b, l, to, x)};
+          unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+          if (fw == 1)
+            return {arith::ExtUIOp::create(b, l, to, x)};
+          if (fw < tw)
+            return {arith::ExtSIOp::create(b, l, to, x)};
+          return {arith::TruncIOp::create(b, l, to, x)};
         });
     rewriter.replaceOp(op, v);
     return success();
@@ -695,7 +740,7 @@ struct LpcToLinalgPass
           return mulf(b, l, v[0], divf(b, l, f32Const(b, l, 1.0), v[1]));
         });
     (void)sizeof(GA);
-    patterns.add<LowerIntAdd, LowerCompare, LowerConstant, LowerGradSeed, LowerMatmul,
+    patterns.add<LowerIntAdd, LowerIntSub, LowerIntMul, LowerConvert, LowerCompare, LowerConstant, LowerGradSeed, LowerMatmul,
                  LowerReduce<ReduceSumOp>, LowerReduce<ReduceMeanOp>,
                  LowerReduce<ReduceMaxOp>, LowerBiasAdd, LowerCrossEntropy,
                  LowerCrossEntropyGrad, LowerAdamW, LowerSgd, LowerCast,

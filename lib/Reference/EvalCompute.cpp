@@ -342,6 +342,26 @@ LogicalResult Evaluator::eval(CompareOp op) {
   return define(op.getResult(), std::move(out));
 }
 
+LogicalResult Evaluator::eval(ConvertOp op) {
+  const Tensor &x = get(op.getInput());
+  Type to = op.getType().getElementType();
+  std::optional<DType> dt = dtypeOf(to);
+  Tensor out = Tensor::filled(*dt, x.shape, 0.0);
+  for (size_t i = 0; i < out.data.size(); ++i) {
+    double v = x.data[i];
+    if (to.isInteger(1))
+      out.data[i] = v != 0.0 ? 1.0 : 0.0;
+    else if (to.isInteger(32))
+      out.data[i] = static_cast<double>(
+          static_cast<int32_t>(static_cast<int64_t>(std::trunc(v))));
+    else if (to.isInteger(64))
+      out.data[i] = std::trunc(v);
+    else
+      out.data[i] = static_cast<double>(static_cast<float>(v));
+  }
+  return define(op.getResult(), std::move(out));
+}
+
 LogicalResult Evaluator::eval(DropoutOp op) {
   const Tensor &x = get(op.getInput());
   double rate = op.getRate().convertToDouble();

@@ -117,6 +117,7 @@ LogicalResult Evaluator::evalOp(Operation *op) {
             LayerNormOp, RmsNormOp, SoftmaxOp, LogSoftmaxOp, ReduceSumOp,
             ReduceMeanOp, ReduceMaxOp, BroadcastOp, ReshapeOp, TransposeOp,
             SliceOp, ConcatOp, EmbeddingOp, CausalMaskOp, WhereOp, CompareOp,
+            ConvertOp,
             DropoutOp,
             SoftmaxCrossEntropyOp, MseLossOp, ReluGradOp, GeluGradOp,
             SiluGradOp, TanhGradOp, SigmoidGradOp, SoftmaxGradOp,

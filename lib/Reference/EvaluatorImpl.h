@@ -261,6 +261,7 @@ private:
   LogicalResult eval(Log1pOp op);
   LogicalResult eval(Expm1Op op);
   LogicalResult eval(SinOp op);
+  LogicalResult eval(ConvertOp op);
   LogicalResult eval(CosOp op);
   LogicalResult eval(ErfOp op);
   LogicalResult eval(DropoutOp op);

@@ -243,6 +243,30 @@ func.func @buffer_updated_twice(%v: tensor<4xf32>) {
 
 // -----
 
+func.func @convert_to_itself(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'lpc.convert' op converts 'i32' to itself}}
+  %0 = lpc.convert %a : tensor<4xi32> to tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @convert_shape(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'lpc.convert' op changes the shape from 'tensor<4xi32>' to 'tensor<2x2xf32>'; a conversion only changes the element type}}
+  %0 = lpc.convert %a : tensor<4xi32> to tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @convert_bf16(%a: tensor<4xbf16>) {
+  // expected-error @+1 {{'lpc.convert' op operand #0 must be ranked tensor of 32-bit float or 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xbf16>'}}
+  %0 = lpc.convert %a : tensor<4xbf16> to tensor<4xi32>
+  return
+}
+
+// -----
+
 func.func @train_or_eval_types(%a: tensor<4xf32>, %b: tensor<4xbf16>) {
   // expected-error @+1 {{'lpc.train_or_eval' op failed to verify that all of {train, eval, result} have same type}}
   %0 = "lpc.train_or_eval"(%a, %b) : (tensor<4xf32>, tensor<4xbf16>) -> tensor<4xf32>
@@ -556,10 +580,11 @@ func.func @scaled_matmul_scale_rank(%a: tensor<4x8xf8E4M3FN>, %b: tensor<8x16xf8
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-// ODS type constraint: wrong element type (only lpc.add takes integers).
-func.func @mul_int(%a: tensor<4xi32>) {
-  // expected-error @+1 {{'lpc.mul' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or f8E4M3FN type or f8E5M2 type values, but got 'tensor<4xi32>'}}
-  %0 = lpc.mul %a, %a : tensor<4xi32>
+// ODS type constraint: wrong element type (add, sub and mul take integers,
+// div does not).
+func.func @div_int(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'lpc.div' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or f8E4M3FN type or f8E5M2 type values, but got 'tensor<4xi32>'}}
+  %0 = lpc.div %a, %a : tensor<4xi32>
   return
 }
 

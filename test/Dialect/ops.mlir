@@ -679,3 +679,18 @@ func.func @sharding_collectives(%b: tensor<12x5xf32>, %p: tensor<4x5xf32>)
 // GENERIC: "lpc.reduce_scatter"(%{{.*}}) <{comm_precision = #lpc.precision<fp32>, kind = #lpc<all_reduce_kind mean>, ranks = 3 : i64}> : (tensor<12x5xf32>) -> tensor<4x5xf32>
 // GENERIC: "lpc.all_gather"(%{{.*}}) <{comm_precision = #lpc.precision<bf16>, ranks = 3 : i64}> : (tensor<4x5xf32>) -> tensor<12x5xf32>
 // GENERIC: "lpc.shard"(%{{.*}}) <{ranks = 4 : i64}> : (tensor<12x5xf32>) -> tensor<3x5xf32>
+
+// CHECK-LABEL: func.func @conversions(
+func.func @conversions(%t: tensor<8xi32>, %m: tensor<8xi1>, %x: tensor<8xf32>) {
+  // CHECK-NEXT: lpc.convert %{{.*}} : tensor<8xi32> to tensor<8xf32>{{$}}
+  %0 = lpc.convert %t : tensor<8xi32> to tensor<8xf32>
+  // CHECK-NEXT: lpc.convert %{{.*}} : tensor<8xi1> to tensor<8xi32>{{$}}
+  %1 = lpc.convert %m : tensor<8xi1> to tensor<8xi32>
+  // CHECK-NEXT: lpc.convert %{{.*}} : tensor<8xf32> to tensor<8xi64>{{$}}
+  %2 = lpc.convert %x : tensor<8xf32> to tensor<8xi64>
+  // CHECK-NEXT: lpc.mul %{{.*}}, %{{.*}} : tensor<8xi32>{{$}}
+  %3 = lpc.mul %t, %1 : tensor<8xi32>
+  // CHECK-NEXT: lpc.sub %{{.*}}, %{{.*}} : tensor<8xi32>{{$}}
+  %4 = lpc.sub %3, %t : tensor<8xi32>
+  return
+}

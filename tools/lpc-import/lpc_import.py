@@ -396,9 +396,22 @@ class Importer:
                                self.scalar_like(0.0, V((), et), ()), v.shape)
         if v.et in FLOATS + ("i32",) and et == "i1":  # x.bool(): x != 0
             return self.compare("ne", v, 0)
+        if v.et in ("i1", "i32") and et in FLOATS + ("i32",):
+            # t.float() of integer timesteps, mask.int(): lpc.convert (to f32).
+            c = self.convert(v, "f32" if et in FLOATS else et)
+            return self.cast(c, et)
+        if v.et in FLOATS and et == "i32":  # x.long(): truncation toward 0
+            return self.convert(self.cast(v, "f32"), "i32")
         if v.et not in FLOATS or et not in FLOATS:
             fail(f"conversion of a computed {v.et} tensor to {et} is not supported")
         return self.e.op(f"lpc.cast {self.mat(v)} : {v.type} to {tensor_type(v.shape, et)}", v.shape, et)
+
+    def convert(self, v, et):
+        """lpc.convert between an integer or boolean tensor and f32 (or i32)."""
+        if v.et == et:
+            return v
+        return self.e.op(f"lpc.convert {self.mat(v)} : {v.type} to {tensor_type(v.shape, et)}",
+                         v.shape, et)
 
     def reshape(self, v, shape):
         shape = tuple(int(d) for d in shape)
@@ -2324,6 +2337,11 @@ def _gather(I, node, x, dim, index, sparse_grad=False):
     # per output row), whose gradient goes to the gathered elements. An
     # index out of range selects nothing (0) where PyTorch raises.
     import torch
+    if x.et not in FLOATS:
+        # Integers and booleans (RoBERTa gathers its all-zero token type
+        # ids by the computed position ids) are selected as f32 values:
+        # exact below 2^24.
+        return I.cast(_gather(I, node, I.cast(x, "f32"), dim, index, sparse_grad), x.et)
     r = len(x.shape)
     dim = dim % r
     if index.et not in ("i32", "i64"):
@@ -2351,10 +2369,10 @@ def _gather(I, node, x, dim, index, sparse_grad=False):
 def _cumsum(I, node, x, dim, dtype=None):
     # Running sums along dim: a GEMM by the constant upper-triangular ones
     # [n, n] (n^2 work per row, exact products; its gradient is the reverse
-    # running sum). Floats only: lpc has no integer GEMM.
+    # running sum).
     import torch
     if x.et not in FLOATS:
-        fail(f"cumsum of an integer tensor ({x.et}) is not supported")
+        return _int_cumsum(I, x, dim)
     r = len(x.shape)
     dim = dim % r
     perm = [d for d in range(r) if d != dim] + [dim]
@@ -2364,6 +2382,27 @@ def _cumsum(I, node, x, dim, dtype=None):
     n = x.shape[dim]
     upper = I.const(torch.triu(torch.ones(n, n)), x.et)
     return I.transpose(I.matmul(I.transpose(x, perm), upper), back)
+
+
+def _int_cumsum(I, x, dim):
+    # Integers (RoBERTa's position ids from its padding mask): a masked sum
+    # in f32 of each row broadcast against a constant triangle, converted
+    # back: exact while the sums stay below 2^24. Not a GEMM: the precision
+    # policies run GEMMs in bf16, whose results round above 256.
+    import torch
+    r = len(x.shape)
+    dim = dim % r
+    perm = [d for d in range(r) if d != dim] + [dim]
+    back = [0] * r
+    for i, p in enumerate(perm):
+        back[p] = i
+    xt = I.transpose(I.convert(x, "f32"), perm)              # [..., n]
+    n = xt.shape[-1]
+    shape = xt.shape[:-1] + (n, n)                            # [..., j, i]
+    rows = I.broadcast(I.reshape(xt, xt.shape[:-1] + (1, n)), shape)
+    upto = I.const(torch.ones(n, n, dtype=torch.bool).tril())  # i <= j
+    s = I.reduce("reduce_sum", I.select(upto, rows, 0.0, shape), [len(shape) - 1], False)
+    return I.convert(I.transpose(s, back), "i32")
 
 
 @handles("aten.repeat.default")

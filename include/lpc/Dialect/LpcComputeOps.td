@@ -37,20 +37,30 @@ def Lpc_AddOp : Lpc_BinaryOp<"add", [Commutative]> {
 def Lpc_SubOp : Lpc_BinaryOp<"sub"> {
   let summary = "elementwise subtraction";
   let description = [{
+    Also of integer tensors (wrapping).
+
     ```mlir
     // %x, %y: tensor<4x8xf32>
     %z = lpc.sub %x, %y : tensor<4x8xf32>
     ```
   }];
+  let arguments = (ins Lpc_NumTensor:$lhs, Lpc_NumTensor:$rhs);
+  let results = (outs Lpc_NumTensor:$result);
 }
 def Lpc_MulOp : Lpc_BinaryOp<"mul", [Commutative]> {
   let summary = "elementwise multiplication";
   let description = [{
+    Also of integer tensors (wrapping: position ids computed from a
+    padding mask).
+
     ```mlir
-    // %x, %y: tensor<4x8xf16>
+    // %x, %y: tensor<4x8xf16>, %i, %j: tensor<4x8xi32>
     %z = lpc.mul %x, %y : tensor<4x8xf16>
+    %k = lpc.mul %i, %j : tensor<4x8xi32>
     ```
   }];
+  let arguments = (ins Lpc_NumTensor:$lhs, Lpc_NumTensor:$rhs);
+  let results = (outs Lpc_NumTensor:$result);
 }
 def Lpc_DivOp : Lpc_BinaryOp<"div"> {
   let summary = "elementwise division";
@@ -594,6 +604,30 @@ def Lpc_CompareOp : Lpc_Op<"compare", [Pure, FollowPrecision,
   let assemblyFormat = [{
     $predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)
   }];
+  let hasVerifier = 1;
+}
+
+def Lpc_ConvertOp : Lpc_Op<"convert", [Pure, FixedPrecision]> {
+  let summary = "converts between integers, booleans and f32";
+  let description = [{
+    PyTorch's `.float()`, `.int()`, `.long()` and `.bool()` between integer
+    and float tensors (lpc.cast converts between float formats): an integer
+    becomes the nearest f32 (exact up to 2^24), an f32 becomes an integer
+    by truncation toward zero (as PyTorch; the value must fit the integer
+    type), a boolean becomes 0 or 1, and a number becomes a boolean by
+    `!= 0`; between i32 and i64 the value is kept (i64 to i32 keeps the low
+    32 bits). The integer side has no gradient: a value converted to an
+    integer is not differentiated through.
+
+    ```mlir
+    // %t: tensor<8xi32>, %m: tensor<8x16xi1>
+    %tf = lpc.convert %t : tensor<8xi32> to tensor<8xf32>
+    %mi = lpc.convert %m : tensor<8x16xi1> to tensor<8x16xi32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32, I1, I32, I64]>:$input);
+  let results = (outs RankedTensorOf<[F32, I1, I32, I64]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
   let hasVerifier = 1;
 }
 

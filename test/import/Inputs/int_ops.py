@@ -1,0 +1,69 @@
+"""Integer arithmetic on the inputs: RobertaForMaskedLM computes its
+position ids from the token ids (a padding mask, an integer cumsum, a
+multiply and an add: padding_idx + 1 onward for real tokens, padding_idx
+for padding), and a diffusion-style model embeds integer timesteps
+(t.float()) with sin/cos and truncates a float back to integers (.long()).
+Tiny configurations, random weights, dropout off."""
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from transformers import RobertaConfig, RobertaForMaskedLM
+
+VOCAB, SEQ, BATCH, PAD = 64, 10, 4, 1
+
+
+def _ids(n, g):
+    ids = torch.randint(PAD + 1, VOCAB, (n, SEQ), generator=g)
+    lens = torch.randint(4, SEQ + 1, (n,), generator=g)
+    ids[torch.arange(SEQ)[None] >= lens[:, None]] = PAD  # right padding
+    return ids
+
+
+def roberta():
+    torch.manual_seed(0)
+    cfg = RobertaConfig(vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                        num_attention_heads=4, max_position_embeddings=SEQ + PAD + 1,
+                        hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
+                        pad_token_id=PAD, attn_implementation="sdpa", initializer_range=0.2)
+    return RobertaForMaskedLM(cfg), roberta_batches(1)
+
+
+def roberta_batches(steps):
+    g = torch.Generator().manual_seed(1)
+    ids = _ids(steps * BATCH, g)
+    labels = ids.masked_fill(ids == PAD, -100)
+    return {"input_ids": ids, "labels": labels}
+
+
+class TimeNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inp = nn.Linear(6, 16)
+        self.temb = nn.Linear(16, 16)
+        self.out = nn.Linear(16, 3)
+
+    def forward(self, x, t, y):
+        half = 8
+        freqs = torch.exp(-math.log(1000.0) * torch.arange(half) / half)
+        a = t.float()[:, None] * freqs[None]
+        e = torch.cat([a.sin(), a.cos()], -1)
+        h = F.silu(self.inp(x) + self.temb(e))
+        # Back to integers with .long(): truncation toward zero, of
+        # negative values too (floor would differ), then integer arithmetic.
+        q = ((t.float() - 500.0) / 4.0).long() * 4
+        h = h + (q - t + 500).float()[:, None] * 0.1
+        return F.cross_entropy(self.out(h), y)
+
+
+def timenet():
+    torch.manual_seed(0)
+    return TimeNet(), timenet_batches(1)
+
+
+def timenet_batches(steps):
+    g = torch.Generator().manual_seed(1)
+    n = steps * 5
+    return {"x": torch.randn(n, 6, generator=g), "t": torch.randint(0, 1000, (n,), generator=g),
+            "y": torch.randint(0, 3, (n,), generator=g)}
