@@ -61,6 +61,24 @@ std::string listProblems(const std::string &path, const std::vector<std::string>
   return msg;
 }
 
+/// `t` (the file's entry for the model's `what` `name`) converted to
+/// `dtype`, or a problem listed: another shape, a dtype that does not
+/// convert.
+bool readAs(const Tensor &t, const std::string &name, const char *what,
+            const std::vector<int64_t> &shape, DType dtype, Tensor &out,
+            std::vector<std::string> &problems) {
+  if (t.shape != shape) {
+    problems.push_back("'" + name + "' is " + shapeString(t.shape) + ", the model's " + what +
+                       " is " + shapeString(shape));
+    return false;
+  }
+  if (std::string why = convert(t, dtype, out); !why.empty()) {
+    problems.push_back("'" + name + "' " + why);
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 void TensorDataset::gather(int64_t first, int64_t rows,
@@ -205,17 +223,9 @@ Expected<InitWeights> loadInitWeights(const std::string &path,
                                            : std::string()));
       continue;
     }
-    const Tensor &t = it->second;
-    if (t.shape != p.shape) {
-      problems.push_back("'" + p.name + "' is " + shapeString(t.shape) +
-                         ", the model's parameter is " + shapeString(p.shape));
-      continue;
-    }
     Tensor f;
-    if (std::string why = convert(t, DType::F32, f); !why.empty()) {
-      problems.push_back("'" + p.name + "' " + why);
+    if (!readAs(it->second, p.name, "parameter", p.shape, DType::F32, f, problems))
       continue;
-    }
     const float *v = f.data<float>();
     w.params[p.name].assign(v, v + f.numElements());
   }
@@ -225,19 +235,11 @@ Expected<InitWeights> loadInitWeights(const std::string &path,
     auto it = file->tensors.find(bufPrefix + b.name);
     if (it == file->tensors.end())
       continue;
-    const Tensor &t = it->second;
-    if (t.shape != b.shape) {
-      problems.push_back("'" + b.name + "' is " + shapeString(t.shape) +
-                         ", the model's buffer is " + shapeString(b.shape));
-      continue;
-    }
     Tensor c;
-    if (std::string why = convert(t, b.dtype, c); !why.empty()) {
-      problems.push_back("buffer '" + b.name + "' " + why);
+    if (!readAs(it->second, b.name, "buffer", b.shape, b.dtype, c, problems))
       continue;
-    }
     w.buffers.emplace(b.name, std::move(c));
-    w.bufferFileDTypes[b.name] = t.dtype;
+    w.bufferFileDTypes[b.name] = it->second.dtype;
   }
   if (!problems.empty())
     return Error::make(listProblems(path, problems));

@@ -54,6 +54,15 @@ struct LowerElementwise : OpRewritePattern<OpT> {
   Fn fn;
 };
 
+/// An lpc op that is one math-dialect op per element.
+template <class LpcOpT, class MathOpT>
+static void addMathUnary(RewritePatternSet &patterns, MLIRContext *ctx) {
+  patterns.add<LowerElementwise<LpcOpT>>(
+      ctx, [](OpBuilder &b, Location l, LpcOpT, ValueRange v) -> Value {
+        return MathOpT::create(b, l, v[0]);
+      });
+}
+
 /// Integer addition, subtraction and multiplication (the step counter,
 /// position ids computed from the token ids), wrapping as PyTorch's.
 template <class OpT, class IntOpT>
@@ -653,46 +662,19 @@ struct LpcToLinalgPass
         ctx, [](OpBuilder &b, Location l, SiluOp, ValueRange v) {
           return mulf(b, l, v[0], sigmoid(b, l, v[0]));
         });
-    patterns.add<LowerElementwise<TanhOp>>(
-        ctx, [](OpBuilder &b, Location l, TanhOp, ValueRange v) -> Value {
-          return math::TanhOp::create(b, l, v[0]);
-        });
+    addMathUnary<TanhOp, math::TanhOp>(patterns, ctx);
     patterns.add<LowerElementwise<SigmoidOp>>(
         ctx, [](OpBuilder &b, Location l, SigmoidOp, ValueRange v) {
           return sigmoid(b, l, v[0]);
         });
-    patterns.add<LowerElementwise<ExpOp>>(
-        ctx, [](OpBuilder &b, Location l, ExpOp, ValueRange v) -> Value {
-          return math::ExpOp::create(b, l, v[0]);
-        });
-    patterns.add<LowerElementwise<LogOp>>(
-        ctx, [](OpBuilder &b, Location l, LogOp, ValueRange v) -> Value {
-          return math::LogOp::create(b, l, v[0]);
-        });
-    patterns.add<LowerElementwise<Log1pOp>>(
-        ctx, [](OpBuilder &b, Location l, Log1pOp, ValueRange v) -> Value {
-          return math::Log1pOp::create(b, l, v[0]);
-        });
-    patterns.add<LowerElementwise<Expm1Op>>(
-        ctx, [](OpBuilder &b, Location l, Expm1Op, ValueRange v) -> Value {
-          return math::ExpM1Op::create(b, l, v[0]);
-        });
-    patterns.add<LowerElementwise<SinOp>>(
-        ctx, [](OpBuilder &b, Location l, SinOp, ValueRange v) -> Value {
-          return math::SinOp::create(b, l, v[0]);
-        });
-    patterns.add<LowerElementwise<CosOp>>(
-        ctx, [](OpBuilder &b, Location l, CosOp, ValueRange v) -> Value {
-          return math::CosOp::create(b, l, v[0]);
-        });
-    patterns.add<LowerElementwise<ErfOp>>(
-        ctx, [](OpBuilder &b, Location l, ErfOp, ValueRange v) -> Value {
-          return math::ErfOp::create(b, l, v[0]);
-        });
-    patterns.add<LowerElementwise<SqrtOp>>(
-        ctx, [](OpBuilder &b, Location l, SqrtOp, ValueRange v) -> Value {
-          return math::SqrtOp::create(b, l, v[0]);
-        });
+    addMathUnary<ExpOp, math::ExpOp>(patterns, ctx);
+    addMathUnary<LogOp, math::LogOp>(patterns, ctx);
+    addMathUnary<Log1pOp, math::Log1pOp>(patterns, ctx);
+    addMathUnary<Expm1Op, math::ExpM1Op>(patterns, ctx);
+    addMathUnary<SinOp, math::SinOp>(patterns, ctx);
+    addMathUnary<CosOp, math::CosOp>(patterns, ctx);
+    addMathUnary<ErfOp, math::ErfOp>(patterns, ctx);
+    addMathUnary<SqrtOp, math::SqrtOp>(patterns, ctx);
     patterns.add<LowerElementwise<RsqrtOp>>(
         ctx, [](OpBuilder &b, Location l, RsqrtOp, ValueRange v) -> Value {
           return divf(b, l, f32Const(b, l, 1.0), math::SqrtOp::create(b, l, v[0]));

@@ -1126,6 +1126,14 @@ def _unbind(I, node, x, dim=0):
 
 
 @handles("aten.index_select.default")
+def _inverse(perm):
+    """The permutation that undoes `perm` (transpose by perm, then by it)."""
+    back = [0] * len(perm)
+    for i, p in enumerate(perm):
+        back[p] = i
+    return back
+
+
 def _index_select(I, node, x, dim, index):
     # An embedding lookup along `dim` (moved to the front): the same rows,
     # and the same gradient (repeated indices add up).
@@ -1147,9 +1155,7 @@ def _index_select(I, node, x, dim, index):
     k = index.shape[0]
     rows = I.e.op(f"lpc.embedding {I.mat(table)}, {I.mat(index)} : {table.type}, {index.type} -> "
                   f"{tensor_type((k, n), table.et)}", (k, n), table.et)
-    back = [0] * len(perm)
-    for i, p in enumerate(perm):
-        back[p] = i
+    back = _inverse(perm)
     return I.transpose(I.reshape(rows, (k,) + rest), back)
 
 
@@ -2359,9 +2365,7 @@ def _gather(I, node, x, dim, index, sparse_grad=False):
     hit = I.compare("eq", I.broadcast(I.reshape(it, it.shape + (1,)), shape), iota)
     xs = I.broadcast(I.reshape(xt, xt.shape[:-1] + (1, n)), shape)
     picked = I.reduce("reduce_sum", I.select(hit, xs, 0.0), [len(shape) - 1], False)
-    back = [0] * r
-    for i, p in enumerate(perm):
-        back[p] = i
+    back = _inverse(perm)
     return I.transpose(picked, back)
 
 
@@ -2376,9 +2380,7 @@ def _cumsum(I, node, x, dim, dtype=None):
     r = len(x.shape)
     dim = dim % r
     perm = [d for d in range(r) if d != dim] + [dim]
-    back = [0] * r
-    for i, p in enumerate(perm):
-        back[p] = i
+    back = _inverse(perm)
     n = x.shape[dim]
     upper = I.const(torch.triu(torch.ones(n, n)), x.et)
     return I.transpose(I.matmul(I.transpose(x, perm), upper), back)
@@ -2393,9 +2395,7 @@ def _int_cumsum(I, x, dim):
     r = len(x.shape)
     dim = dim % r
     perm = [d for d in range(r) if d != dim] + [dim]
-    back = [0] * r
-    for i, p in enumerate(perm):
-        back[p] = i
+    back = _inverse(perm)
     xt = I.transpose(I.convert(x, "f32"), perm)              # [..., n]
     n = xt.shape[-1]
     shape = xt.shape[:-1] + (n, n)                            # [..., j, i]
