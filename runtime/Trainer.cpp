@@ -150,9 +150,12 @@ struct Trainer::Impl {
   /// (the same answer on every rank: each comparison is a collective, in
   /// the same order everywhere).
   std::string rankDifference() {
-    // ZeRO-1's optimizer state blocks differ between the ranks by design.
+    // ZeRO-1's optimizer state blocks differ between the ranks by design,
+    // and so do buffers (BatchNorm's running statistics: each rank's from
+    // its own batches; rank 0's are evaluated and saved, as PyTorch DDP's
+    // broadcast_buffers gives).
     auto sharded = [&](const std::string &key) {
-      return !stateSlot[key].shardOf.empty();
+      return !stateSlot[key].shardOf.empty() || stateSlot[key].state == "buffer";
     };
     uint64_t all = detail::kFnv1aOffset;
     for (auto &[key, bytes] : state)
