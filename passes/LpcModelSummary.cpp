@@ -14,12 +14,15 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdio>
+
 namespace mlir {
 namespace lpc {
 #define GEN_PASS_DEF_LPCMODELSUMMARY
 #include "lpc/Passes/Passes.h.inc"
 } // namespace lpc
 } // namespace mlir
+
 
 using namespace mlir;
 using namespace mlir::lpc;
@@ -51,7 +54,7 @@ struct LpcModelSummaryPass
 
     getOperation().walk([&](func::FuncOp fn) {
       SmallVector<Row> rows;
-      uint64_t paramElems = 0, paramBytes = 0, inputBytes = 0;
+      uint64_t paramElems = 0, paramBytes = 0, inputBytes = 0, bufferBytes = 0;
       fn.walk([&](Operation *op) {
         Row row;
         RankedTensorType type;
@@ -60,6 +63,15 @@ struct LpcModelSummaryPass
           row.what = "param";
           row.name = p.getName().str();
           row.detail = stringifyInitKind(p.getInit()).str();
+        } else if (auto buf = dyn_cast<BufferOp>(op)) {
+          // State that is not trained (BatchNorm's running statistics).
+          type = buf.getType();
+          row.what = "buffer";
+          row.name = buf.getName().str();
+          char value[32];
+          std::snprintf(value, sizeof value, "value %g",
+                        buf.getValue().convertToDouble());
+          row.detail = value;
         } else if (auto in = dyn_cast<InputOp>(op)) {
           type = in.getType();
           row.what = "input";
@@ -75,6 +87,8 @@ struct LpcModelSummaryPass
         if (row.what == "param") {
           paramElems += row.elements;
           paramBytes += row.bytes;
+        } else if (row.what == "buffer") {
+          bufferBytes += row.bytes;
         } else {
           inputBytes += row.bytes;
         }
@@ -92,37 +106,43 @@ struct LpcModelSummaryPass
                                                {"detail", r.detail},
                                                {"elements", r.elements},
                                                {"bytes", r.bytes}});
-        models.push_back(llvm::json::Object{
-            {"model", fn.getSymName().str()},
-            {"entries", std::move(entries)},
-            {"param_elements", paramElems},
-            {"param_bytes", paramBytes},
-            {"input_bytes", inputBytes}});
+        llvm::json::Object model{{"model", fn.getSymName().str()},
+                                 {"entries", std::move(entries)},
+                                 {"param_elements", paramElems},
+                                 {"param_bytes", paramBytes},
+                                 {"input_bytes", inputBytes}};
+        if (bufferBytes)
+          model["buffer_bytes"] = bufferBytes;
+        models.push_back(std::move(model));
         return;
       }
 
-      size_t wName = 4, wShape = 5, wDetail = 9;
+      size_t wKind = 5, wName = 4, wShape = 5, wDetail = 9;
       for (const Row &r : rows) {
+        wKind = std::max(wKind, r.what.size());
         wName = std::max(wName, r.name.size());
         wShape = std::max(wShape, r.shape.size());
         wDetail = std::max(wDetail, r.detail.size());
       }
       os << "model @" << fn.getSymName() << "\n";
-      os << llvm::formatv("  {0,-5}  {1}  {2}  {3}  {4,12}  {5,10}\n", "kind",
+      os << llvm::formatv("  {0}  {1}  {2}  {3}  {4,12}  {5,10}\n",
+                          padRight("kind", wKind),
                           padRight("name", wName),
                           padRight("shape", wShape),
                           padRight("init/kind", wDetail),
                           "elements", "bytes");
       for (const Row &r : rows)
         os << llvm::formatv(
-            "  {0,-5}  {1}  {2}  {3}  {4,12}  {5,10}\n", r.what,
+            "  {0}  {1}  {2}  {3}  {4,12}  {5,10}\n", padRight(r.what, wKind),
             padRight(r.name, wName),
             padRight(r.shape, wShape),
             padRight(r.detail, wDetail),
             r.elements, humanBytes(r.bytes));
       os << llvm::formatv("  total: {0} parameters ({1} as FP32 masters), "
-                          "{2} of inputs per batch\n",
+                          "{2}{3} of inputs per batch\n",
                           paramElems, humanBytes(paramBytes),
+                          bufferBytes ? humanBytes(bufferBytes) + " of buffers, "
+                                      : std::string(),
                           humanBytes(inputBytes));
     });
 

@@ -16,7 +16,8 @@ def LpcModelSummary : Pass<"lpc-model-summary", "::mlir::ModuleOp"> {
   let description = [{
     For every function that declares `lpc.param` or `lpc.input` ops, prints
     each parameter (name, shape, initializer, element count, FP32 bytes),
-    each data input, and the totals, like torchinfo's summary. The IR is left
+    each buffer (`lpc.buffer`, with its declared value), each data input,
+    and the totals, like torchinfo's summary. The IR is left
     unchanged. With `json=true` the summary is a JSON array with one object per function.
 
     ```
