@@ -2648,7 +2648,8 @@ def main(argv=None):
             os.replace(tmp, final)
         tmps = []
         n = sum(int(np.prod(ep.state_dict[x].shape)) for x in imp.params)
-        print(f"lpc-import: wrote {a.output} ({len(imp.params)} parameter tensors, {n} parameters; inputs: "
+        bufs = f", {len(imp.buffers)} buffers" if imp.buffers else ""
+        print(f"lpc-import: wrote {a.output} ({len(imp.params)} parameter tensors, {n} parameters{bufs}; inputs: "
               f"{', '.join(imp.input_names)})" + (f" and {a.weights}" if a.weights else ""), file=sys.stderr)
         return 0
     except ImportError_ as e:
