@@ -1125,7 +1125,6 @@ def _unbind(I, node, x, dim=0):
     return tuple(I.reshape(I.slice(x, dim, i, i + 1), rest) for i in range(x.shape[dim]))
 
 
-@handles("aten.index_select.default")
 def _inverse(perm):
     """The permutation that undoes `perm` (transpose by perm, then by it)."""
     back = [0] * len(perm)
@@ -1134,6 +1133,7 @@ def _inverse(perm):
     return back
 
 
+@handles("aten.index_select.default")
 def _index_select(I, node, x, dim, index):
     # An embedding lookup along `dim` (moved to the front): the same rows,
     # and the same gradient (repeated indices add up).
