@@ -270,10 +270,9 @@ Error saveWeights(const std::string &path,
   widened.reserve(buffers.size());
   for (const TensorView &b : buffers) {
     kept.insert(b.name);
-    auto was = init ? init->bufferFileDTypes.find(b.name)
-                    : std::map<std::string, DType>::const_iterator();
-    if (init && was != init->bufferFileDTypes.end() && was->second == DType::I64 &&
-        b.dtype == DType::I32) {
+    bool wasI64 = init && init->bufferFileDTypes.count(b.name) &&
+                  init->bufferFileDTypes.at(b.name) == DType::I64;
+    if (wasI64 && b.dtype == DType::I32) {
       const int32_t *v = static_cast<const int32_t *>(b.data);
       widened.emplace_back(v, v + b.size / sizeof(int32_t));
       views.push_back({b.name, DType::I64, b.shape, widened.back().data(),

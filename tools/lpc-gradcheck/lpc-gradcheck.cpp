@@ -163,10 +163,9 @@ argsFor(func::FuncOp fn, const ref::Bindings &inputs,
       args.push_back(it->second);
       continue;
     }
-    // A buffer (lpc.buffer) holds its declared value, as the forward's
-    // lpc.buffer does in the reference evaluator.
-    auto init = fn.getArgAttrOfType<FloatAttr>(i, "lpc.init");
-    if (key.first == "buffer" && init) {
+    // State the gradcheck does not set itself (a buffer) starts from its
+    // lpc.init, as lpc-run and lpc-jit start it.
+    if (auto init = fn.getArgAttrOfType<FloatAttr>(i, "lpc.init")) {
       auto type = cast<RankedTensorType>(fn.getArgumentTypes()[i]);
       args.push_back(ref::Tensor::filled(*ref::dtypeOf(type.getElementType()),
                                          type.getShape(),

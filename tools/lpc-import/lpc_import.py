@@ -2301,7 +2301,6 @@ def _batch_norm_functional(I, node, x, w, b, running_mean, running_var, training
 def _batch_norm_by_stats(I, x, w, b, mean, var, eps):
     """(x - mean) / sqrt(var + eps) * w + b per channel (dim 1), with given
     statistics: x * a + (b - mean * a), a = w / sqrt(var + eps), in f32."""
-    C = x.shape[1]
     if mean is None or var is None:
         fail("BatchNorm in evaluation needs running statistics")
     mean, var = I.cast(mean, "f32"), I.cast(var, "f32")
@@ -2311,10 +2310,7 @@ def _batch_norm_by_stats(I, x, w, b, mean, var, eps):
     shift = I.unary("neg", I.binary("mul", mean, a))
     if b is not None:
         shift = I.binary("add", shift, I.cast(b, "f32"))
-    per_channel = (C,) + (1,) * (len(x.shape) - 2)
-    y = I.binary("mul", I.cast(x, "f32"), I.reshape(a, per_channel))
-    y = I.binary("add", y, I.reshape(shift, per_channel))
-    return I.cast(y, x.et)
+    return I.cast(_channel_affine(I, I.cast(x, "f32"), a, shift), x.et)
 
 
 # -- more ops, on top of PyTorch's decompositions --------------------------------
