@@ -120,7 +120,9 @@ mlir::lpc::gpuCodegenPipeline(StringRef chip, StringRef libdevice) {
       " O=3 l=" + libdevice.str() + "},"
       "gpu.module(" + (fp8Cvt ? "lpc-fp8-to-nvvm," : "") +
       "lower-affine,convert-scf-to-cf,arith-expand,"
-      "lpc-math-approximation,convert-gpu-to-nvvm,convert-math-to-llvm,"
+      // exp stays for convert-gpu-to-nvvm: libdevice's __nv_expf (ex2.approx
+      // after a range reduction) is far shorter than the polynomial.
+      "lpc-math-approximation{keep=math.exp},convert-gpu-to-nvvm,convert-math-to-llvm,"
       "convert-arith-to-llvm,convert-index-to-llvm,lpc-align-kernel-args,"
       "reconcile-unrealized-casts,canonicalize),"
       "gpu-module-to-binary{format=isa},"

@@ -27,13 +27,35 @@ using namespace mlir;
 namespace {
 struct LpcMathApproximationPass
     : ::mlir::lpc::impl::LpcMathApproximationBase<LpcMathApproximationPass> {
-  void runOnOperation() override {
-    static const llvm::StringSet<> approximated = {
+  using LpcMathApproximationBase::LpcMathApproximationBase;
+
+  static const llvm::StringSet<> &approximated() {
+    static const llvm::StringSet<> names = {
         "math.exp", "math.expm1", "math.log", "math.log1p", "math.log2",
         "math.tanh", "math.erf"};
+    return names;
+  }
+  llvm::StringSet<> kept;
+
+  /// Checked once, before any op is seen: a misspelt name would otherwise
+  /// quietly approximate everything.
+  LogicalResult initialize(MLIRContext *ctx) override {
+    for (const std::string &name : keep) {
+      if (!approximated().contains(name))
+        return emitError(UnknownLoc::get(ctx))
+               << "lpc-math-approximation: keep=" << name
+               << " is not an op it approximates";
+      kept.insert(name);
+    }
+    return success();
+  }
+
+  void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(
-        patterns, [](StringRef name) { return approximated.contains(name); });
+        patterns, [&](StringRef name) {
+          return approximated().contains(name) && !kept.contains(name);
+        });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -8,6 +8,7 @@
 // RUN: lpc-opt %s --lpc-gpu-codegen="chip=sm_80" -o %t.sm80.mlir
 // RUN: %python %S/Inputs/check_ptx.py %t.sm80.mlir %ptxas sm_80 | FileCheck %s --check-prefix=PTX80
 // RUN: not lpc-opt %s --lpc-gpu-codegen="chip=gfx90a" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: %python %S/Inputs/check_ptx.py %t.sm90.mlir %ptxas sm_90 --print-ptx | FileCheck %s --check-prefix=EXP
 // REQUIRES: ptxas
 
 // The kernels of the one-kernel modules outlining makes share one module
@@ -24,6 +25,13 @@
 // PTX90: assembled 5 kernels for sm_90
 // PTX80: assembled 5 kernels for sm_80
 // BAD: lpc-gpu-codegen: chip must be sm_XX, got 'gfx90a'
+
+// The softmax's and GELU's exp is libdevice's __nv_expf, inlined: 2^n
+// from a rounded x * log2(e), the rest by the hardware's ex2.approx
+// (MLIR's polynomial, used before, has no ex2).
+// EXP: fma.rm.f32
+// EXP: shl.b32 {{.*}}, 23;
+// EXP-NEXT: ex2.approx.ftz.f32
 
 func.func @kernels(%x: tensor<64x128xf32>, %b: tensor<128xf32>, %s: tensor<f32>) -> (tensor<64x128xbf16>, tensor<64x128xf32>, tensor<64x128xf8E4M3FN>) {
   %0 = lpc.bias_add %x, %b : tensor<64x128xf32>, tensor<128xf32>

@@ -129,7 +129,16 @@ def LpcMathApproximation
     values handled) instead of scalar libm calls, so that the loops around
     softmax, cross-entropy, GELU and the optimizer vectorize. Ops the
     approximations do not cover stay libm calls.
+
+    `keep` names ops left as they are: lpc-gpu-codegen keeps `math.exp`
+    for libdevice's `__nv_expf` (a range reduction and the hardware's
+    `ex2.approx`, 2 ulp as CUDA documents it) in a handful of
+    instructions where the polynomial takes about twenty.
   }];
+  let options = [
+    ListOption<"keep", "keep", "std::string",
+               "math ops (e.g. math.exp) not to approximate">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
     "::mlir::vector::VectorDialect"
