@@ -37,6 +37,7 @@ import struct
 import sys
 import tempfile
 import traceback
+import warnings
 import zlib
 
 import numpy as np
@@ -1781,6 +1782,135 @@ def _dropout(I, node, x, p, train):
     return I.unary("dropout", x, f" {{rate = {f64(p)}, seed = {I.dropout_seed} : i64}}")
 
 
+# Recurrent layers (nn.RNN, nn.LSTM, nn.GRU and their cells), unrolled over
+# time: the input's projection for every step is one GEMM, then each step is
+# the hidden state's GEMM and the gate arithmetic, as PyTorch defines it
+# (gate rows i, f, g, o for LSTM and r, z, n for GRU). The gradient is
+# lpc-autodiff's of the unrolled ops: backpropagation through time.
+
+def _cell_step(I, mode, gx, h, c, w_hh, b_hh, w_hr):
+    """One step from `gx` = x W_ih^T + b_ih ([B, G*H]) and the state h (and c
+    for LSTM): the new h (and c)."""
+    gh = I.matmul(h, w_hh, tb=True)
+    if b_hh is not None:
+        gh = I.binary("add", gh, I.cast(b_hh, gh.et))
+    hs = w_hh.shape[0] // {"lstm": 4, "gru": 3}.get(mode, 1)
+    gate = lambda v, k: I.slice(v, len(v.shape) - 1, k * hs, (k + 1) * hs)
+    if mode == "lstm":
+        g = I.binary("add", gx, gh)
+        i, f = I.unary("sigmoid", gate(g, 0)), I.unary("sigmoid", gate(g, 1))
+        cand, o = I.unary("tanh", gate(g, 2)), I.unary("sigmoid", gate(g, 3))
+        c = I.binary("add", I.binary("mul", f, c), I.binary("mul", i, cand))
+        h = I.binary("mul", o, I.unary("tanh", c))
+        if w_hr is not None:                       # LSTM(proj_size=...)
+            h = I.matmul(h, w_hr, tb=True)
+        return h, c
+    if mode == "gru":
+        r = I.unary("sigmoid", I.binary("add", gate(gx, 0), gate(gh, 0)))
+        z = I.unary("sigmoid", I.binary("add", gate(gx, 1), gate(gh, 1)))
+        n = I.unary("tanh", I.binary("add", gate(gx, 2), I.binary("mul", r, gate(gh, 2))))
+        # (1 - z) * n + z * h, written n + z * (h - n).
+        return I.binary("add", n, I.binary("mul", z, I.binary("sub", h, n))), None
+    return I.unary("tanh" if mode == "rnn_tanh" else "relu", I.binary("add", gx, gh)), None
+
+
+def _input_gates(I, x, w_ih, b_ih):
+    """x [..., In] -> x W_ih^T + b_ih [..., G*H] for all steps at once."""
+    gx = I.matmul(I.reshape(x, (math.prod(x.shape[:-1]), x.shape[-1])), w_ih, tb=True)
+    if b_ih is not None:
+        b_ih = I.cast(b_ih, gx.et)
+        gx = I.e.op(f"lpc.bias_add {I.mat(gx)}, {I.mat(b_ih)} : {gx.type}, {b_ih.type}",
+                    gx.shape, gx.et)
+    return I.reshape(gx, x.shape[:-1] + (gx.shape[-1],))
+
+
+def _recurrent(I, node, mode, x, hx, params, has_biases, num_layers, dropout, train,
+               bidirectional, batch_first):
+    if not isinstance(x, V) or x.et not in FLOATS:
+        fail(f"{mode}: the input must be a float tensor")
+    unbatched = len(x.shape) == 2
+    if unbatched:
+        x = I.reshape(x, (x.shape[0], 1, x.shape[1]))
+        hx = [I.reshape(h, (h.shape[0], 1, h.shape[1])) for h in hx]
+    elif batch_first:
+        x = I.transpose(x, [1, 0, 2])
+    T, B = x.shape[0], x.shape[1]
+    dirs = 2 if bidirectional else 1
+    per = len(params) // (num_layers * dirs)
+    if per * num_layers * dirs != len(params) or per not in ((2, 3) if not has_biases else (4, 5)):
+        fail(f"{mode}: {len(params)} weight tensors for {num_layers} layer(s) x {dirs} "
+             f"direction(s) is not a layout lpc-import knows")
+    proj = per in (3, 5)
+    h_last, c_last = [], []
+    for layer in range(num_layers):
+        outs = []
+        for d in range(dirs):
+            ws = params[(layer * dirs + d) * per:(layer * dirs + d + 1) * per]
+            w_ih, w_hh = ws[0], ws[1]
+            b_ih, b_hh = (ws[2], ws[3]) if has_biases else (None, None)
+            w_hr = ws[-1] if proj else None
+            k = layer * dirs + d
+            h = I.cast(I.reshape(I.slice(hx[0], 0, k, k + 1), hx[0].shape[1:]), x.et)
+            c = (I.cast(I.reshape(I.slice(hx[1], 0, k, k + 1), hx[1].shape[1:]), x.et)
+                 if mode == "lstm" else None)
+            gx = _input_gates(I, x, w_ih, b_ih)
+            steps = [None] * T
+            for t in (range(T - 1, -1, -1) if d else range(T)):
+                g = I.reshape(I.slice(gx, 0, t, t + 1), gx.shape[1:])
+                h, c = _cell_step(I, mode, g, h, c, w_hh, b_hh, w_hr)
+                steps[t] = I.reshape(h, (1,) + h.shape)
+            outs.append(_concat(I, steps, 0, (T,) + h.shape))
+            h_last.append(I.reshape(h, (1,) + h.shape))
+            if c is not None:
+                c_last.append(I.reshape(c, (1,) + c.shape))
+        x = outs[0] if dirs == 1 else _concat(I, outs, 2, (T, B, sum(o.shape[2] for o in outs)))
+        if dropout and train and layer + 1 < num_layers:
+            I.dropout_seed = getattr(I, "dropout_seed", 0) + 1
+            x = I.unary("dropout", x, f" {{rate = {f64(dropout)}, seed = {I.dropout_seed} : i64}}")
+    hn = _concat(I, h_last, 0, (len(h_last),) + h_last[0].shape[1:])
+    cn = _concat(I, c_last, 0, (len(c_last),) + c_last[0].shape[1:]) if c_last else None
+    if unbatched:
+        x = I.reshape(x, (T, x.shape[2]))
+        hn = I.reshape(hn, (hn.shape[0], hn.shape[2]))
+        cn = I.reshape(cn, (cn.shape[0], cn.shape[2])) if cn is not None else None
+    elif batch_first:
+        x = I.transpose(x, [1, 0, 2])
+    return (x, hn, cn) if mode == "lstm" else (x, hn)
+
+
+@handles("aten.lstm.input")
+def _lstm(I, node, x, hx, params, *flags):
+    return _recurrent(I, node, "lstm", x, list(hx), list(params), *flags)
+
+
+@handles("aten.gru.input")
+def _gru(I, node, x, hx, params, *flags):
+    return _recurrent(I, node, "gru", x, [hx], list(params), *flags)
+
+
+@handles("aten.rnn_tanh.input", "aten.rnn_relu.input")
+def _rnn(I, node, x, hx, params, *flags):
+    mode = "rnn_relu" if "relu" in _op_name(node.target) else "rnn_tanh"
+    return _recurrent(I, node, mode, x, [hx], list(params), *flags)
+
+
+def _cell(mode):
+    def h(I, node, x, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+        unbatched = len(x.shape) == 1
+        lead = lambda v: I.reshape(v, (1,) + v.shape) if unbatched else v
+        x = lead(x)
+        state = [lead(v) for v in (hx if mode == "lstm" else [hx])]
+        h_, c_ = _cell_step(I, mode, _input_gates(I, x, w_ih, b_ih), I.cast(state[0], x.et),
+                            I.cast(state[1], x.et) if mode == "lstm" else None, w_hh, b_hh, None)
+        back = lambda v: I.reshape(v, v.shape[1:]) if unbatched else v
+        return (back(h_), back(c_)) if mode == "lstm" else back(h_)
+    return h
+
+
+for _m in ("lstm", "gru", "rnn_tanh", "rnn_relu"):
+    HANDLERS[f"aten.{_m}_cell.default"] = _cell(_m)
+
+
 def _is_causal_fill(cond, shape):
     """True when the constant mask `cond` (True = masked) broadcast to
     `shape` is exactly 'key after query' (lpc.causal_mask, Q == K)."""
@@ -2627,7 +2757,12 @@ def main(argv=None):
         config = read_config(a.config) if a.config else None
         path, module, args, kwargs = load_factory(a.model, config)
         try:
-            ep = torch.export.export(module, args, kwargs)
+            with warnings.catch_warnings():
+                # nn.RNN/LSTM/GRU refresh their _flat_weights list in forward;
+                # export warns that they should be buffers. They are views of
+                # the parameters, which lpc-import reads by name.
+                warnings.filterwarnings("ignore", message=r"The tensor attributes .*_flat_weights")
+                ep = torch.export.export(module, args, kwargs)
         except Exception as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             fail(f"{a.model}: torch.export could not export the module: {type(e).__name__}: {first}")
