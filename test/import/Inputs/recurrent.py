@@ -48,21 +48,26 @@ class ProjNet(nn.Module):
 
 
 class CellNet(nn.Module):
-    """LSTMCell and GRUCell stepped in Python (the loop unrolled by export)."""
+    """LSTMCell, GRUCell and RNNCell stepped in Python (the loop unrolled by
+    export), and an unbatched GRU over the first example's sequence."""
 
     def __init__(self):
         super().__init__()
         self.lc = nn.LSTMCell(IN, 6)
         self.gc = nn.GRUCell(6, 5)
+        self.rc = nn.RNNCell(5, 5)
+        self.ug = nn.GRU(IN, 4)
         self.out = nn.Linear(5, 4)
 
     def forward(self, x, y):
         h = c = torch.zeros(x.shape[0], 6)
-        g = torch.zeros(x.shape[0], 5)
+        g = r = torch.zeros(x.shape[0], 5)
         for t in range(x.shape[1]):
             h, c = self.lc(x[:, t], (h, c))
             g = self.gc(h, g)
-        return F.cross_entropy(self.out(g), y)
+            r = self.rc(g, r)
+        u, _ = self.ug(x[0])                   # [T, IN]: no batch dimension
+        return F.cross_entropy(self.out(r) + u.mean(0), y)
 
 
 MODELS = {"lstm": LstmNet, "proj": ProjNet, "cell": CellNet}
