@@ -100,7 +100,8 @@ LogicalResult LpcDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name.starts_with("lpc.parallel_")) {
-    // Written by lpc-outline-parallel-loops on the functions it outlines.
+    // Written by lpc-outline-parallel-loops on the functions it outlines
+    // (_noalias and _params by lpc-outline-serial-loops too).
     StringRef want = name == "lpc.parallel_body"       ? "a unit"
                      : name == "lpc.parallel_noalias" ? "an i64 array"
                                                        : "an integer";
@@ -113,6 +114,13 @@ LogicalResult LpcDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name << "' must be " << want
                              << " attribute on a function (lpc.parallel_body, "
                                 "_grain, _params, _noalias)";
+    return success();
+  }
+  if (name == "lpc.serial_body") {
+    // Written by lpc-outline-serial-loops on the functions it outlines.
+    if (!isa<UnitAttr>(value) || !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << name
+                             << "' must be a unit attribute on a function";
     return success();
   }
   if (name == "lpc.independent_columns") {
@@ -134,8 +142,8 @@ LogicalResult LpcDialect::verifyOperationAttribute(Operation *op,
   return op->emitError() << "unknown lpc attribute '" << name
                          << "' (known: lpc.precision, lpc.assigned, "
                             "lpc.reason, lpc.fp8, lpc.profile_labels, "
-                            "lpc.parallel_*, lpc.independent_columns, "
-                            "lpc.bucket)";
+                            "lpc.parallel_*, lpc.serial_body, "
+                            "lpc.independent_columns, lpc.bucket)";
 }
 
 PrecisionClass mlir::lpc::getPrecisionClass(Operation *op) {

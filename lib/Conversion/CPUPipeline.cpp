@@ -109,9 +109,13 @@ void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm, bool profile,
                 std::to_string(parallelMinWork) + "},";
   else if (!gpuLoopPasses)
     pipeline += kToSequentialLoops;
+  // A function of thousands of loop nests (recurrent layers unrolled) as
+  // many small ones: LLVM's compile time grows with the square of a
+  // function's loops.
+  pipeline += "lpc-outline-serial-loops,";
   pipeline += kToLLVM;
-  if (parallelMinWork > 0)
-    pipeline += ",lpc-lower-parallel-calls";
+  // Thread-pool calls for the parallel bodies, noalias for all bodies.
+  pipeline += ",lpc-lower-parallel-calls";
   if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
     llvm::report_fatal_error("lpc: the CPU codegen pipeline does not parse "
                              "(are the upstream passes registered?)");

@@ -34,6 +34,31 @@ constexpr llvm::StringLiteral kRuntimeFn = "lpc_rt_parallel_for";
 
 struct LpcLowerParallelCallsPass
     : ::mlir::lpc::impl::LpcLowerParallelCallsBase<LpcLowerParallelCallsPass> {
+  /// noalias on the parameters `lpc.parallel_noalias` names.
+  LogicalResult setNoAlias(LLVM::LLVMFuncOp body) {
+    auto noalias =
+        body->getAttrOfType<DenseI64ArrayAttr>("lpc.parallel_noalias");
+    if (!noalias)
+      return success();
+    LLVM::LLVMFunctionType fnTy = body.getFunctionType();
+    auto params = body->getAttrOfType<IntegerAttr>("lpc.parallel_params");
+    if (!params || params.getInt() != fnTy.getNumParams())
+      return body.emitError("lpc-lower-parallel-calls: the body has ")
+             << fnTy.getNumParams() << " parameters, lpc.parallel_params "
+             << "says " << params << " (lowered with another memref "
+             << "calling convention?)";
+    for (int64_t i : noalias.asArrayRef()) {
+      if (i < 0 || i >= fnTy.getNumParams() ||
+          !isa<LLVM::LLVMPointerType>(fnTy.getParamType(i)))
+        return body.emitError("lpc-lower-parallel-calls: lpc.parallel_noalias "
+                              "position ")
+               << i << " is not a pointer parameter";
+      body.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
+                      UnitAttr::get(&getContext()));
+    }
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -41,10 +66,15 @@ struct LpcLowerParallelCallsPass
     auto i64 = IntegerType::get(ctx, 64);
     auto voidTy = LLVM::LLVMVoidType::get(ctx);
 
+    // The aligned pointers lpc-outline-parallel-loops and
+    // lpc-outline-serial-loops found alias nothing else in their bodies.
     SmallVector<LLVM::LLVMFuncOp> bodies;
-    for (auto f : module.getOps<LLVM::LLVMFuncOp>())
+    for (auto f : module.getOps<LLVM::LLVMFuncOp>()) {
+      if (failed(setNoAlias(f)))
+        return signalPassFailure();
       if (f->hasAttr("lpc.parallel_body"))
         bodies.push_back(f);
+    }
     if (bodies.empty())
       return;
 
@@ -71,31 +101,6 @@ struct LpcLowerParallelCallsPass
                        "take (i64 lo, i64 hi, captures...) and return "
                        "nothing");
         return signalPassFailure();
-      }
-      // The aligned pointers lpc-outline-parallel-loops found alias nothing
-      // else in the body.
-      auto params = body->getAttrOfType<IntegerAttr>("lpc.parallel_params");
-      auto noalias =
-          body->getAttrOfType<DenseI64ArrayAttr>("lpc.parallel_noalias");
-      if (noalias) {
-        if (!params || params.getInt() != fnTy.getNumParams()) {
-          body.emitError("lpc-lower-parallel-calls: the body has ")
-              << fnTy.getNumParams() << " parameters, lpc.parallel_params "
-              << "says " << params << " (lowered with another memref "
-              << "calling convention?)";
-          return signalPassFailure();
-        }
-        for (int64_t i : noalias.asArrayRef()) {
-          if (i < 0 || i >= fnTy.getNumParams() ||
-              !isa<LLVM::LLVMPointerType>(fnTy.getParamType(i))) {
-            body.emitError("lpc-lower-parallel-calls: lpc.parallel_noalias "
-                           "position ")
-                << i << " is not a pointer parameter";
-            return signalPassFailure();
-          }
-          body.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
-                          UnitAttr::get(ctx));
-        }
       }
       auto grainAttr = body->getAttrOfType<IntegerAttr>("lpc.parallel_grain");
       int64_t grain = grainAttr ? grainAttr.getInt() : 1;

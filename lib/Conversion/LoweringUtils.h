@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -535,6 +536,41 @@ inline Value rootBuffer(Value v) {
   while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
     v = view.getViewSource();
   return v;
+}
+
+/// For a function outlined from a loop nest whose lowered parameters start
+/// at `first` and then take `captures` (MLIR's memref descriptor convention:
+/// allocated, aligned, offset, sizes, strides): the positions of the aligned
+/// pointers that alias no other capture (the only view among them of a
+/// buffer allocated in the caller), and in `numParams` the lowered parameter
+/// count. LLVM must hear it (noalias), or it assumes every store in the body
+/// may change every other capture and keeps accumulators in memory,
+/// unvectorized; in the unsplit function it knew it from the allocation.
+/// convert-func-to-llvm drops llvm.noalias on memref arguments, so the
+/// positions go in `lpc.parallel_noalias` / `lpc.parallel_params` to
+/// lpc-lower-parallel-calls, which sets it.
+inline SmallVector<int64_t> noaliasPositions(ArrayRef<Value> captures,
+                                             int64_t first,
+                                             int64_t &numParams) {
+  llvm::DenseMap<Value, unsigned> viewsOf;
+  for (Value v : captures)
+    if (isa<MemRefType>(v.getType()))
+      ++viewsOf[rootBuffer(v)];
+  SmallVector<int64_t> noalias;
+  int64_t param = first;
+  for (Value v : captures) {
+    auto mt = dyn_cast<MemRefType>(v.getType());
+    if (!mt) {
+      ++param;
+      continue;
+    }
+    Value root = rootBuffer(v);
+    if (viewsOf[root] == 1 && root.getDefiningOp<memref::AllocOp>())
+      noalias.push_back(param + 1);
+    param += 3 + 2 * mt.getRank();
+  }
+  numParams = param;
+  return noalias;
 }
 
 /// Patterns of the other lowering files.

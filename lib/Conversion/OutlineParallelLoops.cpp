@@ -144,32 +144,10 @@ struct LpcOutlineParallelLoopsPass
     body.setPrivate();
     symbols.insert(body); // renames on a clash
     body->setAttr("lpc.parallel_body", UnitAttr::get(ctx));
-    // A capture that is the only view of a buffer allocated in this function
-    // aliases no other capture. LLVM must hear it (noalias on the aligned
-    // pointer), or it assumes every store in the body may change every
-    // other capture and keeps reduction accumulators in memory,
-    // unvectorized; in the unsplit function it knew it from the allocation.
-    // convert-func-to-llvm drops llvm.noalias on memref arguments, so the
-    // positions of those pointers among the lowered parameters (MLIR's
-    // descriptor convention: allocated, aligned, offset, sizes, strides)
-    // go to lpc-lower-parallel-calls, which sets it.
-    llvm::DenseMap<Value, unsigned> viewsOf;
-    for (Value v : captures)
-      if (isa<MemRefType>(v.getType()))
-        ++viewsOf[rootBuffer(v)];
-    SmallVector<int64_t> noalias;
-    int64_t param = 2; // lo, hi
-    for (Value v : captures) {
-      auto mt = dyn_cast<MemRefType>(v.getType());
-      if (!mt) {
-        ++param;
-        continue;
-      }
-      Value root = rootBuffer(v);
-      if (viewsOf[root] == 1 && root.getDefiningOp<memref::AllocOp>())
-        noalias.push_back(param + 1);
-      param += 3 + 2 * mt.getRank();
-    }
+    // Which captured pointers alias nothing else (lo, hi come first).
+    int64_t param;
+    SmallVector<int64_t> noalias =
+        lpc::lowering::noaliasPositions(captures, 2, param);
     body->setAttr("lpc.parallel_noalias", DenseI64ArrayAttr::get(ctx, noalias));
     body->setAttr("lpc.parallel_params",
                   IntegerAttr::get(IntegerType::get(ctx, 64), param));

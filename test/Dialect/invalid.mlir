@@ -1575,7 +1575,7 @@ func.func @lr_schedule_float_step(%t: tensor<f32>) {
 //===----------------------------------------------------------------------===//
 
 func.func @pin_unknown_lpc_attribute(%a: tensor<4xf32>) {
-  // expected-error @+1 {{unknown lpc attribute 'lpc.precison' (known: lpc.precision, lpc.assigned, lpc.reason, lpc.fp8, lpc.profile_labels, lpc.parallel_*, lpc.independent_columns, lpc.bucket)}}
+  // expected-error @+1 {{unknown lpc attribute 'lpc.precison' (known: lpc.precision, lpc.assigned, lpc.reason, lpc.fp8, lpc.profile_labels, lpc.parallel_*, lpc.serial_body, lpc.independent_columns, lpc.bucket)}}
   %0 = lpc.relu %a {lpc.precison = #lpc.precision<fp32>} : tensor<4xf32>
   return
 }

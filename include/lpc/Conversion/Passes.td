@@ -292,6 +292,35 @@ def LpcProfileMarks : Pass<"lpc-profile-marks", "::mlir::ModuleOp"> {
   ];
 }
 
+def LpcOutlineSerialLoops
+    : Pass<"lpc-outline-serial-loops", "::mlir::ModuleOp"> {
+  let summary = "Outlines every top-level loop nest of a function with many "
+                "into a never-inlined function of its own";
+  let description = [{
+    The host's compile time: LLVM's loop passes on one function holding
+    thousands of loop nests (a recurrent layer unrolled over its time
+    steps) take time that grows with the square of the nests
+    (ScalarEvolution's guard queries walk back through every earlier loop),
+    and so does convert-scf-to-cf. In a function with at least `min-loops`
+    top-level `scf.for` / `scf.parallel` nests (without results), each nest
+    becomes a private function `@<fn>__loop<N>(<captured values>...)`
+    marked `lpc.serial_body` and `noinline`, called in its place; constants
+    are cloned in. Which captured buffers alias no other capture is
+    recorded as for lpc-outline-parallel-loops (`lpc.parallel_noalias`,
+    set by lpc-lower-parallel-calls), so the bodies still vectorize.
+    Functions with fewer nests are left as they are. Runs after
+    lpc-outline-parallel-loops (whose bodies it leaves alone) on the CPU.
+  }];
+  let options = [
+    Option<"minLoops", "min-loops", "int64_t", "256",
+           "top-level loop nests a function needs before they are outlined">
+  ];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 def LpcOutlineParallelLoops
     : Pass<"lpc-outline-parallel-loops", "::mlir::ModuleOp"> {
   let summary = "Outlines the top-level scf.parallel loop nests of a function "
