@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "LoweringUtils.h"
+#include "Outlining.h"
 #include "lpc/Conversion/Passes.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -121,36 +121,14 @@ struct LpcOutlineParallelLoopsPass
     // one.
     unsigned outer = rank == 1 ? 1 : rank - 1;
 
-    // Values the nest uses from outside: bounds and everything its body
-    // reads. Constants are cloned into the body (static facts for LLVM).
-    llvm::SetVector<Value> used;
-    for (Value v : p.getOperands())
-      used.insert(v);
-    getUsedValuesDefinedAbove(p.getRegion(), used);
-    SmallVector<Value> captures;
-    for (Value v : used)
-      if (!matchPattern(v, m_Constant()))
-        captures.push_back(v);
-
+    // Bounds and everything the body reads from outside; lo, hi first.
     Type indexTy = IndexType::get(ctx);
-    SmallVector<Type> argTypes{indexTy, indexTy};
-    for (Value v : captures)
-      argTypes.push_back(v.getType());
-    OpBuilder mb(ctx);
-    mb.setInsertionPointAfter(after);
-    std::string name = (f.getSymName() + "__par" + Twine(index)).str();
-    auto body = func::FuncOp::create(mb, loc, name,
-                                     FunctionType::get(ctx, argTypes, {}));
-    body.setPrivate();
-    symbols.insert(body); // renames on a clash
+    lpc::lowering::OutlinedNest o = lpc::lowering::outlineNest(
+        symbols, f, after, p, "par", index, {indexTy, indexTy});
+    func::FuncOp body = o.body;
+    SmallVector<Value> &captures = o.captures;
+    IRMapping &map = o.map;
     body->setAttr("lpc.parallel_body", UnitAttr::get(ctx));
-    // Which captured pointers alias nothing else (lo, hi come first).
-    int64_t param;
-    SmallVector<int64_t> noalias =
-        lpc::lowering::noaliasPositions(captures, 2, param);
-    body->setAttr("lpc.parallel_noalias", DenseI64ArrayAttr::get(ctx, noalias));
-    body->setAttr("lpc.parallel_params",
-                  IntegerAttr::get(IntegerType::get(ctx, 64), param));
 
     // The fewest outer iterations worth handing to a thread.
     int64_t innerIters = innerWork(p);
@@ -161,14 +139,8 @@ struct LpcOutlineParallelLoopsPass
     body->setAttr("lpc.parallel_grain",
                   IntegerAttr::get(IntegerType::get(ctx, 64), grain));
 
-    Block *entry = body.addEntryBlock();
-    OpBuilder b = OpBuilder::atBlockBegin(entry);
-    IRMapping map;
-    for (Value v : used)
-      if (matchPattern(v, m_Constant()))
-        map.map(v, b.clone(*v.getDefiningOp())->getResult(0));
-    for (auto [i, v] : llvm::enumerate(captures))
-      map.map(v, entry->getArgument(i + 2));
+    Block *entry = &body.front();
+    OpBuilder b = OpBuilder::atBlockEnd(entry);
 
     auto mapped = [&](ValueRange vs) {
       SmallVector<Value> r;

@@ -11,16 +11,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "LoweringUtils.h"
+#include "Outlining.h"
 #include "lpc/Conversion/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
-#include "mlir/IR/SymbolTable.h"
-#include "mlir/Transforms/RegionUtils.h"
-#include "llvm/ADT/SetVector.h"
 
 namespace mlir {
 namespace lpc {
@@ -61,56 +56,21 @@ struct LpcOutlineSerialLoopsPass
   /// Moves `nest` into a new function placed after `after`; returns it.
   Operation *outline(SymbolTable &symbols, func::FuncOp f, Operation *after,
                      Operation *nest, unsigned index) {
-    Location loc = nest->getLoc();
     MLIRContext *ctx = &getContext();
-    // Everything the nest uses from outside; constants are cloned in
-    // (static bounds and immediates for LLVM), the rest are parameters.
-    llvm::SetVector<Value> used;
-    for (Value v : nest->getOperands())
-      used.insert(v);
-    for (Region &r : nest->getRegions())
-      getUsedValuesDefinedAbove(r, used);
-    SmallVector<Value> captures;
-    for (Value v : used)
-      if (!matchPattern(v, m_Constant()))
-        captures.push_back(v);
-
-    SmallVector<Type> argTypes;
-    for (Value v : captures)
-      argTypes.push_back(v.getType());
-    OpBuilder mb(ctx);
-    mb.setInsertionPointAfter(after);
-    std::string name = (f.getSymName() + "__loop" + Twine(index)).str();
-    auto body = func::FuncOp::create(mb, loc, name,
-                                     FunctionType::get(ctx, argTypes, {}));
-    body.setPrivate();
-    symbols.insert(body); // renames on a clash
-    body->setAttr("lpc.serial_body", UnitAttr::get(ctx));
+    lpc::lowering::OutlinedNest o =
+        lpc::lowering::outlineNest(symbols, f, after, nest, "loop", index, {});
+    o.body->setAttr("lpc.serial_body", UnitAttr::get(ctx));
     // LLVM would inline a private function called once straight back.
-    body->setAttr("passthrough",
-                  ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
-    int64_t params;
-    SmallVector<int64_t> noalias =
-        lpc::lowering::noaliasPositions(captures, 0, params);
-    body->setAttr("lpc.parallel_noalias", DenseI64ArrayAttr::get(ctx, noalias));
-    body->setAttr("lpc.parallel_params",
-                  IntegerAttr::get(IntegerType::get(ctx, 64), params));
-
-    Block *entry = body.addEntryBlock();
-    OpBuilder b = OpBuilder::atBlockBegin(entry);
-    IRMapping map;
-    for (Value v : used)
-      if (matchPattern(v, m_Constant()))
-        map.map(v, b.clone(*v.getDefiningOp())->getResult(0));
-    for (auto [i, v] : llvm::enumerate(captures))
-      map.map(v, entry->getArgument(i));
-    b.clone(*nest, map);
-    func::ReturnOp::create(b, loc);
+    o.body->setAttr("passthrough",
+                    ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
+    OpBuilder b = OpBuilder::atBlockEnd(&o.body.front());
+    b.clone(*nest, o.map);
+    func::ReturnOp::create(b, nest->getLoc());
 
     OpBuilder cb(nest);
-    func::CallOp::create(cb, loc, body, captures);
+    func::CallOp::create(cb, nest->getLoc(), o.body, o.captures);
     nest->erase();
-    return body;
+    return o.body;
   }
 };
 

@@ -364,7 +364,9 @@ def LpcLowerParallelCalls
     call `body(lo, hi, captures...)` becomes: store the captures into a
     stack struct, then `lpc_rt_parallel_for(thunk, ctx, lo, hi, grain)`,
     which splits [lo, hi) over the runtime's threads (the OpenMP pool the
-    GEMMs use) or runs it inline when it is too small to share.
+    GEMMs use) or runs it inline when it is too small to share. On every
+    function (the bodies of lpc-outline-serial-loops too) it sets
+    `llvm.noalias` on the parameters `lpc.parallel_noalias` names.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
