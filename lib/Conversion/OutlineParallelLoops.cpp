@@ -55,10 +55,7 @@ struct LpcOutlineParallelLoopsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
-    for (func::FuncOp f : funcs) {
-      if (f.isExternal() || f->hasAttr("lpc.parallel_body"))
-        continue;
+    for (func::FuncOp f : lpc::lowering::functionsToOutline(module)) {
       SmallVector<scf::ParallelOp> nests;
       for (Block &block : f.getBody())
         for (auto p : block.getOps<scf::ParallelOp>())

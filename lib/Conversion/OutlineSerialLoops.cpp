@@ -35,11 +35,7 @@ struct LpcOutlineSerialLoopsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
-    for (func::FuncOp f : funcs) {
-      if (f.isExternal() || f->hasAttr("lpc.parallel_body") ||
-          f->hasAttr("lpc.serial_body"))
-        continue;
+    for (func::FuncOp f : lpc::lowering::functionsToOutline(module)) {
       SmallVector<Operation *> nests;
       for (Block &block : f.getBody())
         for (Operation &op : block)

@@ -10,6 +10,7 @@
 #include "LoweringUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
@@ -19,6 +20,17 @@
 namespace mlir {
 namespace lpc {
 namespace lowering {
+
+/// The module's functions whose loop nests may be outlined: those with a
+/// body, not themselves made by an outliner.
+inline SmallVector<func::FuncOp> functionsToOutline(ModuleOp module) {
+  SmallVector<func::FuncOp> funcs;
+  for (func::FuncOp f : module.getOps<func::FuncOp>())
+    if (!f.isExternal() && !f->hasAttr("lpc.parallel_body") &&
+        !f->hasAttr("lpc.serial_body"))
+      funcs.push_back(f);
+  return funcs;
+}
 
 /// A private function made for a loop nest: its entry block holds clones of
 /// the constants the nest uses (static bounds and immediates for LLVM), and
