@@ -20,7 +20,7 @@ using namespace mlir;
 
 // Shared with the GPU pipeline (GPUPipeline.cpp).
 static const char *kToBuffers =
-    "canonicalize,cse,lpc-fuse-elementwise,canonicalize,cse,"
+    "canonicalize,cse,lpc-fuse-elementwise{multi-use=true},canonicalize,cse,"
     "lpc-fuse-sibling-reductions,cse,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"

@@ -22,18 +22,85 @@ namespace lpc {
 using namespace mlir;
 
 namespace {
+bool isGemm(Operation *op) { return op->hasAttr("lpc_gemm"); }
+
+/// A producer with other users fused into one consumer, its results kept
+/// as extra results of the fused op, which its other users then read: one
+/// pass writes both, and nothing is computed twice. (Upstream's pattern
+/// leaves those users on the producer, which then fuses into each of them
+/// again: the producer's work done once per user.) Only where that stays a
+/// plain elementwise loop and valid IR: the consumer has no reduction loops
+/// and reads the producer's result element for element (identity maps: no
+/// broadcast, which would store each element many times, and no transposed
+/// walk) through one operand, and every other user comes after the consumer
+/// (the fused op, at the consumer's place, must dominate them).
+struct FuseKeepingProducerResults
+    : public OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  static bool fusable(OpOperand &fused) {
+    auto producer = fused.get().getDefiningOp<linalg::GenericOp>();
+    auto consumer = cast<linalg::GenericOp>(fused.getOwner());
+    if (!producer || producer->hasOneUse() || isGemm(producer) ||
+        isGemm(consumer) || consumer.getNumReductionLoops() != 0 ||
+        !linalg::areElementwiseOpsFusable(&fused))
+      return false;
+    if (!consumer.getMatchingIndexingMap(&fused).isIdentity())
+      return false;
+    for (OpOperand &init : producer.getDpsInitsMutable())
+      if (!producer.getMatchingIndexingMap(&init).isIdentity())
+        return false;
+    for (OpOperand &other : consumer->getOpOperands())
+      if (&other != &fused && other.get().getDefiningOp() == producer)
+        return false;
+    Block *block = consumer->getBlock();
+    if (producer->getBlock() != block)
+      return false;
+    for (Operation *user : producer->getUsers()) {
+      if (user == consumer.getOperation())
+        continue;
+      Operation *at = block->findAncestorOpInBlock(*user);
+      if (!at || at == consumer.getOperation() ||
+          !consumer->isBeforeInBlock(at))
+        return false;
+    }
+    return true;
+  }
+
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      if (!fusable(operand))
+        continue;
+      Operation *producer = operand.get().getDefiningOp();
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, &operand);
+      if (failed(fused))
+        continue;
+      for (auto [from, to] : fused->replacements)
+        rewriter.replaceAllUsesWith(from, to);
+      rewriter.eraseOp(consumer);
+      rewriter.eraseOp(producer);
+      return success();
+    }
+    return failure();
+  }
+};
+
 struct LpcFuseElementwisePass
     : ::mlir::lpc::impl::LpcFuseElementwiseBase<LpcFuseElementwisePass> {
+  using LpcFuseElementwiseBase::LpcFuseElementwiseBase;
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *fused) {
           Operation *producer = fused->get().getDefiningOp();
-          Operation *consumer = fused->getOwner();
-          return producer && producer->hasOneUse() &&
-                 !producer->hasAttr("lpc_gemm") &&
-                 !consumer->hasAttr("lpc_gemm");
+          return producer && producer->hasOneUse() && !isGemm(producer) &&
+                 !isGemm(fused->getOwner());
         });
+    if (multiUse)
+      patterns.add<FuseKeepingProducerResults>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

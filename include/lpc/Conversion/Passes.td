@@ -209,11 +209,23 @@ def LpcFuseElementwise : Pass<"lpc-fuse-elementwise", "::mlir::ModuleOp"> {
   let description = [{
     Upstream's elementwise fusion on tensors, restricted so that it never
     touches a GEMM (a generic marked `lpc_gemm` must stay a GEMM for
-    lpc-gemm-to-calls) and only fuses a producer into its only user, so
-    nothing is computed twice. Each element still goes through the same
-    operations in the same order (roundings to bf16/f16/fp8 included):
-    fusion removes the intermediate tensors, not any arithmetic.
+    lpc-gemm-to-calls) and, by default, only fuses a producer into its only
+    user: nothing is ever computed twice. Each element still goes through
+    the same operations in the same order (roundings to bf16/f16/fp8
+    included): fusion removes the intermediate tensors, not any arithmetic.
+
+    With `multi-use`, a producer with other users fuses too, where its
+    consumer reads it element for element and every other user comes later:
+    the fused op writes the producer's result as well (for those users) and
+    the consumer's, in one pass, so the consumer no longer reads it back.
+    (Upstream's fusion would leave the other users on the producer and
+    fuse it into each of them again: its work done once per user.)
   }];
+  let options = [
+    Option<"multiUse", "multi-use", "bool", /*default=*/"false",
+           "also fuse a producer that has other users, keeping its result "
+           "as an extra result of the fused op">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
