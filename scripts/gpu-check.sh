@@ -140,6 +140,21 @@ if [ ! -f /usr/include/zlib.h ]; then
 fi
 [ -f /usr/include/oneapi/dnnl/dnnl.h ] || ARGS+=(-DLPC_RUNTIME_CPU_GEMM=OFF)
 
+# cuDNN and NCCL: the toolkit's or the system's; failing those, the copies
+# a pip-installed PyTorch carries (nvidia/cudnn/lib, nvidia/nccl/lib), put on
+# the loader's path (cuDNN loads its engine libraries from there too).
+for lib in cudnn:libcudnn.so.9 nccl:libnccl.so.2; do
+  pkg=${lib%%:*} so=${lib#*:}
+  if ! ldconfig -p 2>/dev/null | grep -q "$so" && [ ! -e "$CUDA_DIR/lib64/$so" ] &&
+    [ ! -e "$CUDA_DIR/targets/x86_64-linux/lib/$so" ]; then
+    dir=$(python3 -c "import nvidia, os, sys; print(next((os.path.join(p, '$pkg', 'lib') for p in nvidia.__path__ if os.path.exists(os.path.join(p, '$pkg', 'lib', '$so'))), ''))" 2>/dev/null)
+    if [ -n "$dir" ]; then
+      export LD_LIBRARY_PATH=$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+      say "$so: not with the toolkit; using PyTorch's, $dir"
+    fi
+  fi
+done
+
 PREBUILT=${LPC_GPU_CHECK_PREBUILT:-0}
 if [ "$PREBUILT" != 1 ]; then
   if ! step "configure (cmake ${ARGS[*]})" 60 "$RESULTS/configure.log" cmake "${ARGS[@]}"; then
@@ -301,14 +316,23 @@ if [ -d "$ART" ]; then
       STATUS=1
     fi
   done
-  # The cost model's step (lpc-cuda-check --estimate, docs/cost-model.md)
-  # next to the measured one. The runtime has no per-op timing, so the
-  # per-class tables only go to the results (estimate-gpt-*.txt) to read
-  # against a profile.
+  # Every op of the step timed (CUDA events around each, no graphs): the
+  # per-op times go to the results (ops-gpt-*.json), for lpc-cuda-check
+  # --estimate --measured (measured against modelled, per class and op).
   for p in bf16 fp8; do
     [ -f "$ART/gpt-block-$p.json" ] || continue
+    gpu_step "gpt block $p: per-op times" 60 "$RESULTS/gpt-$p-ops.log" \
+      "$RUN" "$ART/gpt-block-$p.json" --device=cuda --data=text:README.md --steps=8 \
+      --eval-batches=1 --profile-ops="$RESULTS/ops-gpt-$p.json" || STATUS=1
+  done
+  # The cost model's step (lpc-cuda-check --estimate, docs/cost-model.md)
+  # next to the measured one; with the per-op times, per class as well.
+  for p in bf16 fp8; do
+    [ -f "$ART/gpt-block-$p.json" ] || continue
+    MEASURED=()
+    [ -f "$RESULTS/ops-gpt-$p.json" ] && MEASURED=(--measured="$RESULTS/ops-gpt-$p.json")
     "$CHECK" --estimate "$ART/gpt-block-$p.json" --scenario=mid --top=20 \
-      >"$RESULTS/estimate-gpt-$p.txt" 2>&1
+      ${MEASURED[@]+"${MEASURED[@]}"} >"$RESULTS/estimate-gpt-$p.txt" 2>&1
     if "$CHECK" --estimate "$ART/gpt-block-$p.json" --format=json --top=0 \
       >"$RESULTS/estimate-gpt-$p.json" 2>"$RESULTS/estimate-gpt-$p.log"; then
       python3 - "$RESULTS/estimate-gpt-$p.json" "$p" "${MS[$p]:-}" <<'PY' | tee -a "$SUMMARY"

@@ -4,6 +4,7 @@
 
 #include "lpc/Runtime/Comm.h"
 #include "lpc/Runtime/File.h"
+#include "lpc/Runtime/Json.h"
 
 #include "../Position.h" // detail::fnv1a
 
@@ -174,6 +175,9 @@ public:
     return downloader_.fetch(dev, out);
   }
   size_t temporaryBytes() const override { return f_->function().arenaBytes; }
+  /// lpc-run --profile-ops: the ops are timed, and no step is captured.
+  CudaFunction &function() { return *f_; }
+  void disableGraphs() { graphs_ = false; }
   void countTraffic() const {
     gCommBytes += commBytes_;
     gCommCollectives += commCollectives_;
@@ -494,7 +498,36 @@ Expected<CudaSteps> openCudaSteps(Artifact artifact,
   return out;
 }
 
-int trainArtifact(const std::string &path, TrainOptions options) {
+/// Writes what CudaFunction::enableOpTiming measured (--profile-ops),
+/// atomically.
+static Error writeOpProfile(const std::string &out, const std::string &artifact,
+                            const std::string &device, CudaFunction &f, int64_t skipped) {
+  if (f.timedRuns() == 0)
+    return Error::make(out + ": no step was timed (--profile-ops skips the first " +
+                       std::to_string(skipped) + " steps as warm-up: train more steps)");
+  const ArtifactFunction &fn = f.function();
+  char buf[64];
+  double step = 0;
+  std::string ops;
+  for (size_t i = 0; i < fn.ops.size(); ++i) {
+    double ms = f.opMilliseconds()[i] / double(f.timedRuns());
+    step += ms;
+    std::snprintf(buf, sizeof(buf), "%.6g", ms);
+    ops += std::string(i ? ",\n  " : "  ") + "{\"op\": " + std::to_string(i) +
+           ", \"what\": " + jsonQuote(opLabel(fn.ops[i])) + ", \"ms\": " + buf + "}";
+  }
+  std::snprintf(buf, sizeof(buf), "%.6g", step);
+  std::string json = "{\"lpc_op_profile\": 1, \"artifact\": " + jsonQuote(artifact) +
+                     ", \"function\": " + jsonQuote(fn.name) +
+                     ", \"device\": " + jsonQuote(device) +
+                     ", \"timed_steps\": " + std::to_string(f.timedRuns()) +
+                     ", \"skipped_steps\": " + std::to_string(skipped) +
+                     ", \"step_ms\": " + buf + ",\n \"ops\": [\n" + ops + "]}\n";
+  return writeFileAtomic(out, json.data(), json.size());
+}
+
+int trainArtifact(const std::string &path, TrainOptions options,
+                  const std::string &profileOps) {
   auto fail = [](const std::string &msg, int status = 1) {
     std::fprintf(stderr, "lpc-run: error: %s\n", msg.c_str());
     return status;
@@ -586,7 +619,23 @@ int trainArtifact(const std::string &path, TrainOptions options) {
                "%s\n",
                stepName.c_str(), evalName.c_str(), c.mixedPrecision.c_str(),
                path.c_str(), secs, steps->device.c_str());
-  return (*trainer)->run(*steps->step, *steps->eval, secs);
+  // Warm-up steps before the timing starts: modules, cuBLASLt's plans.
+  constexpr int64_t kProfileSkip = 2;
+  CudaStep *step = static_cast<CudaStep *>(steps->step.get());
+  if (!profileOps.empty()) {
+    step->disableGraphs();
+    if (Error e = step->function().enableOpTiming(kProfileSkip))
+      return fail("--profile-ops: " + e.message());
+  }
+  int rc = (*trainer)->run(*steps->step, *steps->eval, secs);
+  if (!profileOps.empty() && commRank() == 0) {
+    if (Error e = writeOpProfile(profileOps, path, steps->device, step->function(), kProfileSkip))
+      return fail("--profile-ops: " + e.message());
+    std::fprintf(stderr, "lpc-run: op times of %lld steps (events around each op, no CUDA "
+                         "graphs) written to %s\n",
+                 (long long)step->function().timedRuns(), profileOps.c_str());
+  }
+  return rc;
 }
 
 } // namespace cuda

@@ -20,6 +20,8 @@ CudaFunction::CudaFunction(Device &device, const ArtifactFunction &function,
 CudaFunction::~CudaFunction() {
   // Queued kernels may still use the modules and the arena.
   (void)device_.synchronize();
+  for (CUevent e : opEvents_)
+    (void)device_.driver().api().eventDestroy(e);
 }
 
 Error CudaFunction::opError(size_t op, const Error &e) const {
@@ -194,9 +196,17 @@ Error CudaFunction::queueOps(const std::vector<CUdeviceptr> &args,
   auto address = [&](const View &v) {
     return base(v, args, results) + CUdeviceptr(v.offset * int64_t(v.elemBytes));
   };
+  const bool timing = opTiming() && !capturing_;
+  const Driver &drv = device_.driver();
+  auto mark = [&](size_t i) {
+    return drv.check(drv.api().eventRecord(opEvents_[i], device_.stream()), "cuEventRecord");
+  };
   for (size_t i = 0; i < function_.ops.size(); ++i) {
     const ArtifactOp &op = function_.ops[i];
     Error e;
+    if (timing)
+      if (Error m = mark(i))
+        return opError(i, m);
     if (const LaunchOp *l = std::get_if<LaunchOp>(&op)) {
       PackedLaunch &p = launches_[i];
       for (auto [slot, view] : p.bases)
@@ -240,6 +250,50 @@ Error CudaFunction::queueOps(const std::vector<CUdeviceptr> &args,
     if (e)
       return opError(i, e);
   }
+  if (timing)
+    if (Error m = mark(function_.ops.size()))
+      return m;
+  return Error::success();
+}
+
+Error CudaFunction::enableOpTiming(int64_t skipRuns) {
+  if (opTiming())
+    return Error::success();
+  if (Error e = device_.makeCurrent())
+    return e;
+  const Driver &drv = device_.driver();
+  std::vector<CUevent> events(function_.ops.size() + 1, nullptr);
+  for (CUevent &ev : events)
+    if (Error e = drv.check(drv.api().eventCreate(&ev, CU_EVENT_DEFAULT), "cuEventCreate")) {
+      for (CUevent made : events)
+        if (made)
+          (void)drv.api().eventDestroy(made);
+      return e.withContext("op timing");
+    }
+  opEvents_ = std::move(events);
+  opMs_.assign(function_.ops.size(), 0.0);
+  timingSkip_ = std::max<int64_t>(skipRuns, 0);
+  timedRuns_ = 0;
+  graphs_.clear(); // later runs time their ops instead of replaying
+  return Error::success();
+}
+
+Error CudaFunction::addOpTimes() {
+  const Driver &drv = device_.driver();
+  if (Error e = drv.check(drv.api().eventSynchronize(opEvents_.back()), "cuEventSynchronize"))
+    return e.withContext("op timing");
+  if (timingSkip_ > 0) {
+    --timingSkip_;
+    return Error::success();
+  }
+  for (size_t i = 0; i + 1 < opEvents_.size(); ++i) {
+    float ms = 0;
+    if (Error e = drv.check(drv.api().eventElapsedTime(&ms, opEvents_[i], opEvents_[i + 1]),
+                            "cuEventElapsedTime"))
+      return opError(i, e.withContext("op timing"));
+    opMs_[i] += ms;
+  }
+  ++timedRuns_;
   return Error::success();
 }
 
@@ -278,7 +332,9 @@ Error CudaFunction::run(const std::vector<CUdeviceptr> &args,
   // (const_cast: Graph::launch queues work, it does not change the graph.)
   if (const CapturedGraph *g = graphFor(args, results))
     return const_cast<Graph &>(g->graph).launch().withContext(where + ": graph");
-  return queueOps(args, results);
+  if (Error e = queueOps(args, results))
+    return e;
+  return opTiming() ? addOpTimes() : Error::success();
 }
 
 const CudaFunction::CapturedGraph *
@@ -339,6 +395,8 @@ Error CudaFunction::captureGraph() {
   if (!ran_)
     return Error::make(where + ": captureGraph needs a run() first (it captures that "
                                "run's pointers)");
+  if (opTiming())
+    return Error::make(where + ": no CUDA graph while ops are timed (--profile-ops)");
   if (graphFor(lastArgs_, lastResults_))
     return Error::success();
   capturing_ = true;

@@ -25,6 +25,7 @@
 //   lpc-cuda-check --print-test-artifact  the fake-driver test artifact
 //   lpc-cuda-check --estimate FILE [--against FILE2] [--scenario=S]
 //                  [--format=table|json] [--top=N] [--function=NAME]
+//                  [--measured=PROFILE.json]
 //                                      the modelled H200 cost of an artifact's
 //                                        step (CudaEstimate.h; no GPU needed)
 //   --device=N                         the device to test (default 0)
@@ -71,11 +72,14 @@ const char kUsage[] =
     "       lpc-cuda-check --artifact=FILE | --print-test-artifact\n"
     "       lpc-cuda-check --estimate FILE [--against FILE2] [--scenario=low|mid|high|all]\n"
     "                      [--format=table|json] [--top=N] [--function=NAME]\n"
+    "                      [--measured=PROFILE.json]\n"
     "--estimate: the modelled cost of FILE's train step on an H200 (a model, not a\n"
     "  measurement; no GPU needed): step time, per-class totals, GEMMs by shape and\n"
     "  precision, the N most expensive ops (default 10), FP8 machinery; --against:\n"
     "  the ratio of the two steps per scenario (FILE / FILE2). Default scenario all;\n"
-    "  the model: docs/cost-model.md\n"
+    "  the model: docs/cost-model.md; --measured: per-op times from a GPU (lpc-run\n"
+    "  ARTIFACT --device=cuda --profile-ops=PROFILE.json) beside the model's, per\n"
+    "  class and for the ops furthest from it\n"
     "bench precisions: bf16 f16 tf32 f32 fp8 fp8-fast fp8-e5m2 "
     "(default bf16,fp8-fast,fp8)\n"
     "exit: 0 ok, 1 failed, 2 no NVIDIA driver or GPU, 64 usage\n";

@@ -60,6 +60,10 @@ const char kUsage[] =
     "                           ranks hold the same state (0: never)\n"
     "  --comm-timeout=SECONDS   under mpirun: end a rank that waits longer\n"
     "                           for the others (default 600, 0: no limit)\n"
+    "  --profile-ops=FILE.json  time every op of the train step (CUDA events,\n"
+    "                           no CUDA graphs; after 2 warm-up steps) and\n"
+    "                           write the means there (lpc-cuda-check\n"
+    "                           --estimate ARTIFACT --measured=FILE.json)\n"
     "  --config=FILE.json       any of these options\n";
 
 int usageError(const std::string &msg) {
@@ -144,6 +148,7 @@ int runMain(int argc, char **argv) {
   o.epochs = 0;
   int64_t verifyRanks = 0;
   double commTimeout = 600;
+  std::string profileOps;
   for (const auto &[k, v] : opts) {
     bool ok = true;
     if (k == "device") {
@@ -184,6 +189,9 @@ int runMain(int argc, char **argv) {
       std::optional<uint64_t> s = parseUInt64(v);
       ok = bool(s);
       o.seed = s ? *s : 0;
+    } else if (k == "profile-ops") {
+      profileOps = v;
+      ok = !v.empty();
     } else if (k == "log") {
       o.logFile = v;
     } else if (k == "print-every") {
@@ -209,7 +217,7 @@ int runMain(int argc, char **argv) {
     return usageError("--resume=latest needs --checkpoint-dir");
   setCommTrainOptions(o, verifyRanks);
   commSetTimeout(commTimeout);
-  return lpc::rt::cuda::trainArtifact(artifact, o);
+  return lpc::rt::cuda::trainArtifact(artifact, o, profileOps);
 }
 
 } // namespace

@@ -307,6 +307,18 @@ public:
   /// Whether the last run's pointers have a graph.
   bool lastRunHasGraph() const;
 
+  /// Op timing (lpc-run --profile-ops): from now on every run() records a
+  /// CUDA event before each op and after the last, waits for the run, and
+  /// adds each op's time (event to event, so the gap before the next op
+  /// counts too) to opMilliseconds() once `skipRuns` runs have passed
+  /// (warm-up: module loading, cuBLASLt's first plans). No graph is
+  /// captured or replayed while it is on: captureGraph() fails.
+  Error enableOpTiming(int64_t skipRuns);
+  bool opTiming() const { return !opEvents_.empty(); }
+  /// Per op, summed over timedRuns() runs.
+  const std::vector<double> &opMilliseconds() const { return opMs_; }
+  int64_t timedRuns() const { return timedRuns_; }
+
 private:
   CudaFunction(Device &device, const ArtifactFunction &function,
                StepCallbacks steps, const std::string &source);
@@ -347,6 +359,11 @@ private:
   const CapturedGraph *graphFor(const std::vector<CUdeviceptr> &args,
                                 const std::vector<CUdeviceptr> &results) const;
   std::vector<DeviceBuffer> hostArgBlocks_, hostResultBlocks_;
+  // enableOpTiming: one event per op and one after the last (owned).
+  std::vector<CUevent> opEvents_;
+  std::vector<double> opMs_;
+  int64_t timingSkip_ = 0, timedRuns_ = 0;
+  Error addOpTimes();
 };
 
 } // namespace cuda

@@ -58,7 +58,12 @@ std::pair<uint64_t, uint64_t> cudaCommTraffic();
 /// artifact; data, steps, evaluation, checkpoints, log and seed from
 /// `options` (`steps` 0 and `epochs` 0: the steps it was compiled for).
 /// Returns the exit status: 2 when this machine has no GPU or driver.
-int trainArtifact(const std::string &path, TrainOptions options);
+/// `profileOps` non-empty: the train step's ops are timed (CUDA events
+/// around each, no CUDA graphs; the first 2 steps are warm-up) and their
+/// mean times written there as JSON (lpc-cuda-check --estimate
+/// --measured=FILE sets them beside the cost model's).
+int trainArtifact(const std::string &path, TrainOptions options,
+                  const std::string &profileOps = "");
 
 } // namespace cuda
 } // namespace rt

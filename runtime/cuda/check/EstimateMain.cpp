@@ -10,6 +10,7 @@
 
 #include "lpc/Runtime/CudaArtifact.h"
 #include "lpc/Runtime/CudaEstimate.h"
+#include "lpc/Runtime/File.h"
 #include "lpc/Runtime/Json.h"
 
 #include <algorithm>
@@ -30,7 +31,7 @@ namespace check {
 namespace {
 
 struct EstimateOptions {
-  std::string file, against, function;
+  std::string file, against, function, measured;
   std::string scenario = "all"; // low, mid, high, all
   std::string format = "table";
   int top = 10;
@@ -59,6 +60,117 @@ Expected<Estimated> estimateFile(const std::string &path, const std::string &fun
 }
 
 double ms(double seconds) { return seconds * 1e3; }
+
+/// What lpc-run --profile-ops measured on a GPU: each op's mean time.
+struct Measured {
+  std::string path, device;
+  int64_t steps = 0;
+  std::vector<double> opSeconds;
+};
+
+/// Reads `path` and checks it is about `f` (the same function, op for op).
+Expected<Measured> loadMeasured(const std::string &path, const ArtifactFunction &f) {
+  Expected<std::vector<uint8_t>> bytes = readFile(path);
+  if (!bytes)
+    return bytes.takeError();
+  Expected<JsonValue> doc = parseJson(
+      std::string_view(reinterpret_cast<const char *>(bytes->data()), bytes->size()));
+  if (!doc)
+    return makeError(path, doc.error().message());
+  const JsonValue *ops = doc->isObject() ? doc->find("ops") : nullptr;
+  if (!doc->isObject() || !doc->find("lpc_op_profile") || !ops || !ops->isArray())
+    return makeError(path, "not an op profile (lpc-run ARTIFACT --device=cuda "
+                           "--profile-ops=FILE writes one)");
+  Measured m;
+  m.path = path;
+  const JsonValue *fn = doc->find("function"), *dev = doc->find("device"),
+                  *steps = doc->find("timed_steps");
+  if (!fn || !fn->isString() || fn->text != f.name)
+    return makeError(path, "it times function '" + (fn && fn->isString() ? fn->text : "?") +
+                               "', the estimate is of '" + f.name + "'");
+  if (ops->elements.size() != f.ops.size())
+    return makeError(path, "it has " + std::to_string(ops->elements.size()) +
+                               " ops, the artifact's '" + f.name + "' has " +
+                               std::to_string(f.ops.size()) + " (another artifact?)");
+  m.device = dev && dev->isString() ? dev->text : "?";
+  m.steps = steps && steps->asUInt64() ? int64_t(*steps->asUInt64()) : 0;
+  for (size_t i = 0; i < f.ops.size(); ++i) {
+    const JsonValue &op = ops->elements[i];
+    const JsonValue *what = op.isObject() ? op.find("what") : nullptr;
+    const JsonValue *t = op.isObject() ? op.find("ms") : nullptr;
+    if (!what || !what->isString() || !t || !t->isNumber() || !(t->asDouble() >= 0))
+      return makeError(path, "op " + std::to_string(i) + ": needs \"what\" and \"ms\" (>= 0)");
+    if (what->text != opLabel(f.ops[i]))
+      return makeError(path, "op " + std::to_string(i) + " is '" + what->text +
+                                 "', the artifact's is '" + opLabel(f.ops[i]) +
+                                 "' (another artifact?)");
+    m.opSeconds.push_back(t->asDouble() / 1e3);
+  }
+  return m;
+}
+
+/// Measured beside modelled: the step, per class, and the ops that differ
+/// most (the model's scenario `e`).
+void printMeasured(const Measured &m, const FunctionEstimate &e, int top) {
+  double step = 0;
+  std::map<std::string, std::pair<double, size_t>> measured; // class -> s, ops
+  for (const OpCost &op : e.ops) {
+    step += m.opSeconds[op.index];
+    measured[op.cls].first += m.opSeconds[op.index];
+    ++measured[op.cls].second;
+  }
+  std::printf("measured (%s: %lld steps on %s; CUDA events around each op, no CUDA graphs) "
+              "against modelled (scenario %s):\n",
+              m.path.c_str(), (long long)m.steps, m.device.c_str(), scenarioName(e.scenario));
+  std::printf("  step: measured %.3f ms, modelled %.3f ms, measured / modelled %.2f\n",
+              ms(step), ms(e.seconds), e.seconds > 0 ? step / e.seconds : 0.0);
+  std::printf("  %-20s %6s %12s %12s %9s\n", "class", "ops", "modelled ms", "measured ms",
+              "measured/modelled");
+  for (const ClassTotal &c : e.classes()) {
+    double t = measured[c.cls].first;
+    std::printf("  %-20s %6zu %12.3f %12.3f %9.2f\n", c.cls.c_str(), c.count, ms(c.seconds),
+                ms(t), c.seconds > 0 ? t / c.seconds : 0.0);
+  }
+  if (top <= 0)
+    return;
+  std::vector<const OpCost *> order;
+  for (const OpCost &op : e.ops)
+    order.push_back(&op);
+  auto gap = [&](const OpCost *op) { return std::fabs(m.opSeconds[op->index] - op->seconds); };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const OpCost *a, const OpCost *b) { return gap(a) > gap(b); });
+  if (order.size() > size_t(top))
+    order.resize(size_t(top));
+  std::printf("  the %zu ops measured furthest from the model:\n", order.size());
+  std::printf("  %5s  %-36s %-18s %-10s %12s %12s\n", "op", "what", "class", "bound",
+              "modelled us", "measured us");
+  for (const OpCost *op : order)
+    std::printf("  %5zu  %-36s %-18s %-10s %12.1f %12.1f\n", op->index, op->label.c_str(),
+                op->cls.c_str(), op->bound, op->seconds * 1e6, m.opSeconds[op->index] * 1e6);
+}
+
+std::string measuredJson(const Measured &m, const FunctionEstimate &e) {
+  char buf[64];
+  auto num = [&](double v) {
+    std::snprintf(buf, sizeof(buf), "%.9g", v);
+    return std::string(buf);
+  };
+  double step = 0;
+  std::map<std::string, double> byClass;
+  for (const OpCost &op : e.ops)
+    step += m.opSeconds[op.index], byClass[op.cls] += m.opSeconds[op.index];
+  std::string out = "{\"file\": " + jsonQuote(m.path) + ", \"device\": " + jsonQuote(m.device) +
+                    ", \"steps\": " + std::to_string(m.steps) + ", \"scenario\": \"" +
+                    scenarioName(e.scenario) + "\", \"step_ms\": " + num(ms(step)) +
+                    ", \"modelled_step_ms\": " + num(ms(e.seconds)) + ", \"classes\": [";
+  std::vector<ClassTotal> classes = e.classes();
+  for (size_t i = 0; i < classes.size(); ++i)
+    out += std::string(i ? ", " : "") + "{\"class\": " + jsonQuote(classes[i].cls) +
+           ", \"ops\": " + std::to_string(classes[i].count) +
+           ", \"modelled_ms\": " + num(ms(classes[i].seconds)) +
+           ", \"measured_ms\": " + num(ms(byClass[classes[i].cls])) + "}";
+  return out + "]}";
+}
 
 void printEstimateTable(const std::string &path, const FunctionEstimate &e, int top) {
   std::printf("%s: %s, modelled on an H200 SXM (a model, not a measurement), scenario %s\n",
@@ -226,8 +338,22 @@ int estimate(const EstimateOptions &opt) {
     }
     b = std::move(*e);
   }
+  std::optional<Measured> measured;
+  // The scenario measured figures are set beside: the one asked for, else mid.
+  size_t measuredScenario = scenarios.size() == 1 ? scenarios[0] : 1;
+  if (!opt.measured.empty()) {
+    Expected<Measured> m =
+        loadMeasured(opt.measured, *estimatedFunction(a->artifact, opt.function));
+    if (!m) {
+      std::fprintf(stderr, "lpc-cuda-check: %s\n", m.error().message().c_str());
+      return kExitFailed;
+    }
+    measured = std::move(*m);
+  }
   if (opt.format == "json") {
     std::string out = "{\"estimate\": " + estimateJson(opt.file, *a, opt.top, scenarios);
+    if (measured)
+      out += ", \"measured\": " + measuredJson(*measured, a->byScenario[measuredScenario]);
     if (b) {
       out += ", \"against\": " + estimateJson(opt.against, *b, opt.top, scenarios) +
              ", \"ratio\": {";
@@ -250,6 +376,8 @@ int estimate(const EstimateOptions &opt) {
     for (size_t s : scenarios)
       printEstimateTable(path, e->byScenario[s], opt.top);
     printScenarioLine(*e);
+    if (e == &*a && measured)
+      printMeasured(*measured, a->byScenario[measuredScenario], opt.top);
   }
   if (b) {
     std::printf("%s / %s (modelled step time):", opt.file.c_str(), opt.against.c_str());
@@ -307,7 +435,8 @@ int estimateMain(int argc, char **argv) {
       out = argv[++i];
       return true;
     };
-    if (file("--estimate", e.file) || file("--against", e.against))
+    if (file("--estimate", e.file) || file("--against", e.against) ||
+        file("--measured", e.measured))
       continue;
     if (const char *f = value("--scenario=")) {
       e.scenario = f;
