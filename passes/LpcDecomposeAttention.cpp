@@ -40,6 +40,12 @@ bool cudnnRuns(AttentionOp op, StringRef policy) {
     if (h % 8 != 0 || h > 128)
       return false;
   int64_t r = op.getQuery().getType().getRank();
+  // cuDNN up to 9.15 has no attention backward for a key length that is not
+  // a multiple of 128 (without a padding mask), and CUDA 13.0's cuDNN is
+  // 9.14 (seen on an H200): the runtime refuses such a step, so it is
+  // decomposed here.
+  if (op.getKey().getType().getDimSize(r - 2) % 128 != 0)
+    return false;
   if (op.getCausal() && op.getQuery().getType().getDimSize(r - 2) >
                             op.getKey().getType().getDimSize(r - 2))
     return false;

@@ -827,6 +827,13 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
     return I.globalBatch();
   };
   int64_t prefetched = -1; // real rows of a batch already loaded, or -1
+  // The steady state, for the summary: the first kWarmSteps steps load
+  // kernels, choose GEMM plans and capture CUDA graphs. Timed from the end
+  // of the last warm-up step (only when at least as many steps follow).
+  constexpr int64_t kWarmSteps = 3;
+  const bool timeSteady = total - startStep >= 2 * kWarmSteps + 1;
+  std::chrono::steady_clock::time_point steadyT0;
+  int64_t steadySamples = 0;
   for (int64_t s = startStep; s < total; ++s) {
     int64_t real = prefetched >= 0 ? prefetched : nextBatch();
     prefetched = -1;
@@ -892,6 +899,10 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
     if (real != I.globalBatch())
       rec.add("real_rows", real);
     samples += real;
+    if (timeSteady && s - startStep == kWarmSteps - 1)
+      steadyT0 = std::chrono::steady_clock::now();
+    else if (timeSteady && s - startStep >= kWarmSteps)
+      steadySamples += real;
     if (!std::isfinite(loss))
       return fail(format("the loss is %g at step %lld (%s precision); lower "
                          "--lr, or use loss scaling for fp16",
@@ -959,9 +970,10 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
   }
   if (tty)
     std::fprintf(stderr, "\n");
-  double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-          .count();
+  auto t1 = std::chrono::steady_clock::now();
+  double secs = std::chrono::duration<double>(t1 - t0).count();
+  double steadySecs =
+      timeSteady ? std::chrono::duration<double>(t1 - steadyT0).count() : 0;
   double evalLoss = NAN, evalAcc = NAN;
   std::map<std::string, std::vector<uint8_t>> whole;
   if (sharded && !opt.checkpointDir.empty()) {
@@ -1001,6 +1013,14 @@ int Trainer::run(StepFunction &step, StepFunction &eval,
               (long long)trained, secs, trained ? 1000 * secs / trained : 0.0,
               samples / std::max(secs, 1e-9), compileSeconds,
               ru.ru_maxrss / 1024, (step.temporaryBytes() + (1 << 19)) >> 20);
+  if (timeSteady) {
+    int64_t n = total - startStep - kWarmSteps;
+    std::printf("lpc-run: steps %lld-%lld, after %lld warm-up steps: %.2f ms/step, %.0f "
+                "samples/s\n",
+                (long long)(startStep + kWarmSteps + 1), (long long)total,
+                (long long)kWarmSteps, 1000 * steadySecs / double(n),
+                steadySamples / std::max(steadySecs, 1e-9));
+  }
   if (std::string note = step.runNote(); !note.empty())
     std::printf("lpc-run: %s\n", note.c_str());
   // ZeRO-1: what each rank holds of the sharded optimizer state.

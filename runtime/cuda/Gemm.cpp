@@ -203,9 +203,10 @@ Error validateGemm(const GemmDesc &d, const GemmOperands &ops) {
     if (ops.amax && !isFP8Type(d.c))
       return gemmError(d, "amax is computed for FP8 outputs only");
     for (CUdeviceptr p : {ops.aScale, ops.bScale, ops.cScale, ops.amax})
-      if (p % 4)
-        return gemmError(d, "scale/amax pointer " + hexPtr(p) +
-                                " is not 4-byte aligned");
+      if (p % kScaleAlign)
+        return gemmError(d, "scale/amax pointer " + hexPtr(p) + " is not " +
+                                std::to_string(kScaleAlign) +
+                                "-byte aligned (cuBLASLt refuses it)");
   }
   return Error::success();
 }

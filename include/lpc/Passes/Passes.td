@@ -115,7 +115,8 @@ def LpcDecomposeAttention
     For back ends and precisions without a fused attention kernel: the
     CUDA artifact runs lpc.attention through cuDNN only in bf16 or fp16,
     without a mask, with head dims that are multiples of 8 and at most 128
-    (every cuDNN 9 GPU). Run before lpc-autodiff, it rewrites
+    (every cuDNN 9 GPU), and with a key length that is a multiple of 128
+    (cuDNN up to 9.15, CUDA 13.0's, has no backward for other lengths). Run before lpc-autodiff, it rewrites
 
     ```mlir
     %o, %lse = lpc.attention %q, %k, %v {causal} : ...

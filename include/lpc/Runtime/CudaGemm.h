@@ -84,6 +84,11 @@ struct GemmDesc {
   std::string str() const;
 };
 
+/// Where FP8 scale and amax scalars must sit: cuBLASLt 13.1 answers
+/// CUBLAS_STATUS_NOT_SUPPORTED for scale pointers 4 bytes apart (seen on an
+/// H200, 2026-12-04); 16-byte aligned ones run.
+constexpr size_t kScaleAlign = 16;
+
 /// Device pointers of one call (0 = absent).
 struct GemmOperands {
   CUdeviceptr a = 0, b = 0, c = 0;
@@ -97,7 +102,8 @@ struct GemmOperands {
 /// Checks a description against the table above. Pure: no GPU, no library.
 Error validateGemm(const GemmDesc &desc);
 /// validateGemm plus the pointers: present where required, absent where
-/// meaningless, aligned (element size; 16 bytes for FP8).
+/// meaningless, aligned (element size; 16 bytes for FP8 operands and for
+/// scale/amax pointers).
 Error validateGemm(const GemmDesc &desc, const GemmOperands &ops);
 /// The bias element type (C's type; BF16 for FP8 GEMMs with F32/FP8 C).
 DType gemmBiasType(const GemmDesc &desc);

@@ -108,7 +108,7 @@ int gemmBench(Device &dev, const Options &opt) {
       Expected<DeviceBuffer> da = dev.allocate(gemmBytesA(d));
       Expected<DeviceBuffer> db = dev.allocate(gemmBytesB(d));
       Expected<DeviceBuffer> dc = dev.allocate(gemmBytesC(d));
-      Expected<DeviceBuffer> ds = dev.allocate(16);
+      Expected<DeviceBuffer> ds = dev.allocate(2 * kScaleAlign);
       if (!da || !db || !dc || !ds) {
         fail(!da ? da.takeError() : !db ? db.takeError() : !dc ? dc.takeError() : ds.takeError());
         continue;
@@ -119,9 +119,11 @@ int gemmBench(Device &dev, const Options &opt) {
       if (!e)
         e = fillRandom(dev, ops.b, gemmBytesB(d), d.b, rng);
       if (!e && d.isFP8()) {
-        float ones[2] = {1.0f, 1.0f};
-        e = dev.copyToDevice(ds->get(), ones, sizeof(ones));
-        ops.aScale = ds->get(), ops.bScale = ds->get() + 4;
+        const float one = 1.0f;
+        ops.aScale = ds->get(), ops.bScale = ds->get() + kScaleAlign;
+        e = dev.copyToDevice(ops.aScale, &one, sizeof(one));
+        if (!e)
+          e = dev.copyToDevice(ops.bScale, &one, sizeof(one));
       }
       for (int i = 0; i < 3 && !e; ++i) // warm-up (the first call plans)
         e = engine->get()->run(d, ops);

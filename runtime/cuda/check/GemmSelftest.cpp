@@ -121,7 +121,7 @@ bool runGemmCase(Device &dev, GemmEngine &engine, const GemmCase &gc, uint64_t s
   Expected<DeviceBuffer> da = upload(dev, ha.data(), ha.size());
   Expected<DeviceBuffer> db = upload(dev, hb.data(), hb.size());
   Expected<DeviceBuffer> dc = dev.allocate(gemmBytesC(d));
-  Expected<DeviceBuffer> ds = dev.allocate(64);
+  Expected<DeviceBuffer> ds = dev.allocate(4 * kScaleAlign);
   if (!da || !db || !dc || !ds)
     return fail(!da ? da.takeError() : !db ? db.takeError() : !dc ? dc.takeError() : ds.takeError());
   GemmOperands ops;
@@ -137,14 +137,16 @@ bool runGemmCase(Device &dev, GemmEngine &engine, const GemmCase &gc, uint64_t s
   if (fp8) {
     // amax starts at 0: a cuBLASLt that folds in the old value (max) must
     // still give max|C|, and one that writes nothing shows as 0.
+    // Each scalar kScaleAlign bytes apart (cuBLASLt refuses closer ones).
     float scales[4] = {gc.aScale, gc.bScale, cScale, 0.0f};
-    if (Error e = dev.copyToDevice(ds->get(), scales, sizeof(scales)))
-      return fail(e);
+    for (int i = 0; i < 4; ++i)
+      if (Error e = dev.copyToDevice(ds->get() + i * kScaleAlign, &scales[i], sizeof(float)))
+        return fail(e);
     ops.aScale = ds->get();
-    ops.bScale = ds->get() + 4;
+    ops.bScale = ds->get() + kScaleAlign;
     if (fp8Out) {
-      ops.cScale = ds->get() + 8;
-      ops.amax = ds->get() + 12;
+      ops.cScale = ds->get() + 2 * kScaleAlign;
+      ops.amax = ds->get() + 3 * kScaleAlign;
     }
   }
   // Poison C so a GEMM that writes nothing cannot pass.

@@ -510,9 +510,9 @@ static GemmOperands operandsFor(const GemmDesc &d) {
   if (d.hasBias())
     ops.bias = 0x400000;
   if (d.isFP8()) {
-    ops.aScale = 0x500000, ops.bScale = 0x500004;
+    ops.aScale = 0x500000, ops.bScale = 0x500010;
     if (d.c == DType::F8_E4M3 || d.c == DType::F8_E5M2)
-      ops.cScale = 0x500008, ops.amax = 0x50000c;
+      ops.cScale = 0x500020, ops.amax = 0x500030;
   }
   return ops;
 }
@@ -605,18 +605,18 @@ TEST(cuda_gemm, pointer_rules) {
   ops.c += 8; // bf16-aligned, not 16-byte aligned
   CHECK_ERR(validateGemm(f, ops), "C (0x300008) is not 16-byte aligned");
   ops = operandsFor(f);
-  ops.amax = 0x50000c;
+  ops.amax = 0x500030;
   CHECK_ERR(validateGemm(f, ops), "amax is computed for FP8 outputs only");
   ops = operandsFor(f);
-  ops.cScale = 0x500008;
+  ops.cScale = 0x500020;
   CHECK_ERR(validateGemm(f, ops), "cScale applies to FP8 outputs only");
   GemmDesc q = fp8(DType::F8_E4M3, DType::F8_E4M3, DType::F8_E4M3);
   ops = operandsFor(q);
   ops.cScale = 0;
   CHECK_ERR(validateGemm(q, ops), "an FP8 output needs cScale");
   ops = operandsFor(q);
-  ops.aScale = 0x500002;
-  CHECK_ERR(validateGemm(q, ops), "is not 4-byte aligned");
+  ops.aScale = 0x500004; // 4-byte aligned: cuBLASLt refuses it
+  CHECK_ERR(validateGemm(q, ops), "is not 16-byte aligned (cuBLASLt refuses it)");
   // Scales are optional for FP8 inputs (1 when absent).
   ops = operandsFor(f);
   ops.aScale = ops.bScale = 0;
