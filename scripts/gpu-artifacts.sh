@@ -43,7 +43,7 @@ for p in no bf16 fp16 fp8; do
       --steps=10 --checkpoint-dir="$DIR/ckpt-mlp-$p" --checkpoint-every=10 >/dev/null 2>&1
   fi
 done
-"$BIN/lpc-model" gpt --layers=1 --d-model=4096 --heads=32 --seq=2048 --vocab=256 --batch=4 \
+"$BIN/lpc-model" gpt --layers=1 --d-model=4096 --heads=32 --seq=2048 --vocab=256 --batch=4 --attention=fused \
   -o "$DIR/gpt-block.mlir"
 for p in bf16 fp8; do
   "$BIN/lpc-run" "$DIR/gpt-block.mlir" --device=cuda "$ARCH" --mixed-precision=$p \

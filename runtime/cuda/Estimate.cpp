@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <tuple>
 
@@ -52,7 +53,7 @@ struct AttentionRates {
 
 constexpr CostConstants makeConstants(double bf16, double fp8, double split, double bw,
                                       double node, double l2Lat, double dramLat,
-                                      double sectors, AttentionRates attn) {
+                                      double sectors, double columnStores, AttentionRates attn) {
   return CostConstants{bf16,
                        fp8,
                        split,
@@ -63,6 +64,7 @@ constexpr CostConstants makeConstants(double bf16, double fp8, double split, dou
                        l2Lat,
                        dramLat,
                        sectors,
+                       columnStores,
                        attn.fwd,
                        attn.bwd,
                        attn.fwdCausal,
@@ -106,10 +108,19 @@ const CostConstants kConstants[3] = {
     // L2 -> SM sectors for scalar byte gathers 9 / 7 / 5.5 TB/s: ~ one
     //   32-byte sector per clock per L2 slice pair; an L1-side model (one
     //   128-byte line per clock per SM) gives the same order.
+    // Column stores (scalar stores of a transposed copy, each lane's in
+    //   its own 32-byte sector) 1.7 / 1.4 / 1.0 TB/s of sectors: fitted to
+    //   the first H200 run (2026-12-04, lpc-run --profile-ops, cuBLASLt
+    //   13.1, driver 580): the d_model-4096 block's FP8 cast-and-transpose
+    //   kernels took 0.72-0.82 ms for 33.5 M such stores (1.3-1.5 TB/s),
+    //   the smaller ones 1.0-1.4 TB/s; the DRAM term alone said 0.14 ms.
     // Attention: kAttnLow / kAttnMid / kAttnHigh above.
-    makeConstants(780e12, 1550e12, 0.95, 4.4e12, 1.5e-6, 0.12e-6, 0.35e-6, 9e12, kAttnLow),
-    makeConstants(720e12, 1350e12, 0.90, 4.1e12, 2.5e-6, 0.20e-6, 0.50e-6, 7e12, kAttnMid),
-    makeConstants(650e12, 1200e12, 0.80, 3.8e12, 3.5e-6, 0.35e-6, 0.80e-6, 5.5e12, kAttnHigh),
+    makeConstants(780e12, 1550e12, 0.95, 4.4e12, 1.5e-6, 0.12e-6, 0.35e-6, 9e12, 1.7e12,
+                  kAttnLow),
+    makeConstants(720e12, 1350e12, 0.90, 4.1e12, 2.5e-6, 0.20e-6, 0.50e-6, 7e12, 1.4e12,
+                  kAttnMid),
+    makeConstants(650e12, 1200e12, 0.80, 3.8e12, 3.5e-6, 0.35e-6, 0.80e-6, 5.5e12, 1.0e12,
+                  kAttnHigh),
 };
 
 } // namespace
@@ -199,6 +210,11 @@ struct PtxFacts {
   int byteLoads = 0;     // scalar 1-byte global loads (ld.global.u8 etc.)
   bool hasLoop = false;  // a backward branch
   int loopLoads = 0;     // most global loads between a loop's label and branch
+  // Column stores: scalar (<= 4-byte) global stores in a group of 4 or more
+  // off one base register whose offsets lie 128 bytes or more apart (the
+  // rows of a transposed copy: each lane writes its own sector). Those
+  // inside a loop run once per serial iteration.
+  int columnStores = 0, loopColumnStores = 0;
 };
 
 /// The body of `.entry name` (between its braces); empty if absent.
@@ -231,6 +247,12 @@ PtxFacts scanKernel(std::string_view body) {
   std::vector<int> loadsBefore{0};      // global loads in lines [0, i)
   size_t lineNo = 0;
   std::vector<std::pair<size_t, std::string>> branches; // (line, target)
+  struct Store {
+    std::string base;
+    long long offset;
+    size_t line;
+  };
+  std::vector<Store> stores; // scalar global stores
   size_t start = 0;
   while (start < body.size()) {
     size_t end = body.find('\n', start);
@@ -243,6 +265,22 @@ PtxFacts scanKernel(std::string_view body) {
     int load = 0;
     if (!line.empty() && line.back() == ':' && line.front() == '$') {
       labels[std::string(line.substr(0, line.size() - 1))] = lineNo;
+    } else if (line.rfind("st.global", 0) == 0) {
+      // "st.global.b32 [%rd179+-8192], %r975;": scalar, base and offset.
+      size_t sp = line.find_first_of(" \t");
+      std::string_view op = line.substr(0, sp);
+      bool vec = op.find(".v2") != std::string_view::npos ||
+                 op.find(".v4") != std::string_view::npos;
+      bool wide = op.find("64") != std::string_view::npos;
+      size_t lb = line.find('['), rb = line.find(']');
+      if (!vec && !wide && lb != std::string_view::npos && rb != std::string_view::npos) {
+        std::string_view addr = line.substr(lb + 1, rb - lb - 1);
+        size_t plus = addr.find('+');
+        long long off = plus == std::string_view::npos
+                            ? 0
+                            : std::strtoll(std::string(addr.substr(plus + 1)).c_str(), nullptr, 10);
+        stores.push_back({std::string(addr.substr(0, plus)), off, lineNo});
+      }
     } else if (line.rfind("ld.global", 0) == 0) {
       load = 1;
       size_t sp = line.find_first_of(" \t");
@@ -266,12 +304,36 @@ PtxFacts scanKernel(std::string_view body) {
     loadsBefore.push_back(loadsBefore.back() + load);
     ++lineNo;
   }
+  std::vector<std::pair<size_t, size_t>> loops; // (label line, branch line)
   for (const auto &[at, target] : branches) {
     auto it = labels.find(target);
     if (it == labels.end() || it->second > at)
       continue;
     f.hasLoop = true;
     f.loopLoads = std::max(f.loopLoads, loadsBefore[at + 1] - loadsBefore[it->second]);
+    loops.push_back({it->second, at});
+  }
+  std::map<std::string, std::vector<const Store *>> byBase;
+  for (const Store &st : stores)
+    byBase[st.base].push_back(&st);
+  for (const auto &[base, group] : byBase) {
+    if (group.size() < 4)
+      continue;
+    std::vector<long long> offs;
+    for (const Store *st : group)
+      offs.push_back(st->offset);
+    std::sort(offs.begin(), offs.end());
+    bool apart = true;
+    for (size_t i = 1; i < offs.size(); ++i)
+      apart = apart && offs[i] - offs[i - 1] >= 128;
+    if (!apart)
+      continue;
+    for (const Store *st : group) {
+      bool inLoop = false;
+      for (auto [from, to] : loops)
+        inLoop = inLoop || (st->line > from && st->line < to);
+      ++(inLoop ? f.loopColumnStores : f.columnStores);
+    }
   }
   return f;
 }
@@ -480,8 +542,16 @@ FunctionEstimate estimateFunction(const ArtifactFunction &f, Scenario scenario) 
       // transposes gather bytes of 16 rows per thread).
       double sectors = double(px.byteLoads) * double(op.threads) * Machine::sectorBytes /
                        c.sectorBytesPerS;
-      double t = std::max({dram, chain, sectors});
-      op.bound = t == sectors && sectors > 0 ? "L2 sectors" : t == dram ? "DRAM" : "latency";
+      // Column stores: a sector each (the FP8 transposed copies).
+      double perThread = double(px.columnStores) +
+                         double(px.loopColumnStores) * double(std::max<int64_t>(op.serialIters, 1));
+      double columns = perThread * double(op.threads) * Machine::sectorBytes /
+                       c.columnStoreBytesPerS;
+      double t = std::max({dram, chain, sectors, columns});
+      op.bound = t == columns && columns > 0   ? "col stores"
+                 : t == sectors && sectors > 0 ? "L2 sectors"
+                 : t == dram                   ? "DRAM"
+                                               : "latency";
       op.seconds = t + fixed;
       est.launchSeconds += op.seconds;
     }

@@ -186,6 +186,13 @@ static cl::opt<bool> tf32(
     cl::desc("with --device=cuda: f32 GEMMs on TF32 tensor cores (10-bit "
              "mantissa products; PyTorch's allow_tf32)"),
     cl::init(false), cl::cat(cat));
+static cl::opt<std::string> profileOps(
+    "profile-ops",
+    cl::desc("with a CUDA artifact (ARTIFACT.json --device=cuda): time every op of "
+             "the train step (CUDA events, no CUDA graphs, after 2 warm-up steps) and "
+             "write the means to this JSON file (lpc-cuda-check --estimate ARTIFACT "
+             "--measured=FILE)"),
+    cl::init(""), cl::cat(cat));
 static cl::opt<std::string> emitArtifact(
     "emit-artifact",
     cl::desc("with --device=cuda: write the compiled artifact (PTX, launch "
@@ -735,9 +742,12 @@ int runMain(int argc, char **argv) {
     rt::commSetTimeout(commTimeout);
     rt::TrainOptions o = runOptions();
     o.epochs = epochs.getNumOccurrences() ? epochs.getValue() : 0;
-    return rtc::trainArtifact(modelFile, o);
+    return rtc::trainArtifact(modelFile, o, profileOps);
 #endif
   }
+  if (!profileOps.empty())
+    return fail("--profile-ops times a compiled CUDA artifact (lpc-run ARTIFACT.json "
+                "--device=cuda --profile-ops=FILE); compile one with --emit-artifact");
 
   DialectRegistry registry;
   registerAllDialects(registry);

@@ -19,7 +19,8 @@
 //           bytes of q, k, v, o, lse (, do, dq, dk, dv) / DRAM bandwidth)
 //   kernel  max(bytes read + written / DRAM bandwidth,
 //               its serial loop's latency chain,
-//               L2 sectors of its scalar byte loads (FP8 transposes))
+//               L2 sectors of its scalar byte loads (FP8 transposes),
+//               a sector per scalar column store (FP8 transposed copies))
 // with what a kernel reads and writes and its loop length from the
 // artifact's "access" / "serial_iters" (lpc-gpu-launch-info).
 //
@@ -56,6 +57,8 @@ struct CostConstants {
   double l2LatencyS;     // a dependent load that hits L2
   double dramLatencyS;   // a dependent load from DRAM under load
   double sectorBytesPerS; // L2 -> SM sectors, for scalar byte gathers
+  double columnStoreBytesPerS; // sectors of scalar column stores (FP8
+                               // transposed copies), fitted to an H200 run
   // cuDNN fused attention (BF16/F16), achieved FLOP/s as cuDNN's benchmarks
   // count them (AttentionDesc::flops): forward and backward, without and
   // with the causal mask.
@@ -83,7 +86,8 @@ struct OpCost {
   int64_t threads = 0;    // launches: grid x block
   int64_t serialIters = 0;
   double seconds = 0;     // including the fixed per-node cost
-  const char *bound = ""; // "DRAM", "latency", "L2 sectors", "compute", "fixed"
+  const char *bound = ""; // "DRAM", "latency", "L2 sectors", "col stores",
+                          // "compute", "fixed"
   // GEMMs: the shape and the precision name ("BF16", "FP8 fast-acc", ...).
   int64_t batch = 0, m = 0, n = 0, k = 0;
   std::string precision, cType;
