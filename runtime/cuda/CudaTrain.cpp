@@ -628,7 +628,8 @@ int trainArtifact(const std::string &path, TrainOptions options,
       return fail("--profile-ops: " + e.message());
   }
   int rc = (*trainer)->run(*steps->step, *steps->eval, secs);
-  if (!profileOps.empty() && commRank() == 0) {
+  // (A failed run has said why; no profile then.)
+  if (rc == 0 && !profileOps.empty() && commRank() == 0) {
     if (Error e = writeOpProfile(profileOps, path, steps->device, step->function(), kProfileSkip))
       return fail("--profile-ops: " + e.message());
     std::fprintf(stderr, "lpc-run: op times of %lld steps (events around each op, no CUDA "

@@ -113,11 +113,10 @@ Expected<Measured> loadMeasured(const std::string &path, const ArtifactFunction 
 /// most (the model's scenario `e`).
 void printMeasured(const Measured &m, const FunctionEstimate &e, int top) {
   double step = 0;
-  std::map<std::string, std::pair<double, size_t>> measured; // class -> s, ops
+  std::map<std::string, double> measured; // class -> seconds
   for (const OpCost &op : e.ops) {
     step += m.opSeconds[op.index];
-    measured[op.cls].first += m.opSeconds[op.index];
-    ++measured[op.cls].second;
+    measured[op.cls] += m.opSeconds[op.index];
   }
   std::printf("measured (%s: %lld steps on %s; CUDA events around each op, no CUDA graphs) "
               "against modelled (scenario %s):\n",
@@ -127,7 +126,7 @@ void printMeasured(const Measured &m, const FunctionEstimate &e, int top) {
   std::printf("  %-20s %6s %12s %12s %9s\n", "class", "ops", "modelled ms", "measured ms",
               "measured/modelled");
   for (const ClassTotal &c : e.classes()) {
-    double t = measured[c.cls].first;
+    double t = measured[c.cls];
     std::printf("  %-20s %6zu %12.3f %12.3f %9.2f\n", c.cls.c_str(), c.count, ms(c.seconds),
                 ms(t), c.seconds > 0 ? t / c.seconds : 0.0);
   }
