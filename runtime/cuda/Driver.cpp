@@ -704,12 +704,13 @@ void PinnedMemory::reset() {
   size_ = 0;
 }
 
-Expected<StreamEvent> StreamEvent::create(Device &device) {
+Expected<StreamEvent> StreamEvent::create(Device &device, bool timing) {
   if (Error e = device.makeCurrent())
     return e;
   StreamEvent ev;
   const Driver &d = device.driver();
-  if (Error e = d.check(d.api().eventCreate(&ev.event_, CU_EVENT_DISABLE_TIMING),
+  if (Error e = d.check(d.api().eventCreate(&ev.event_, timing ? CU_EVENT_DEFAULT
+                                                               : CU_EVENT_DISABLE_TIMING),
                         "cuEventCreate"))
     return e;
   ev.device_ = &device;

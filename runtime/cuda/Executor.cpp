@@ -20,8 +20,6 @@ CudaFunction::CudaFunction(Device &device, const ArtifactFunction &function,
 CudaFunction::~CudaFunction() {
   // Queued kernels may still use the modules and the arena.
   (void)device_.synchronize();
-  for (CUevent e : opEvents_)
-    (void)device_.driver().api().eventDestroy(e);
 }
 
 Error CudaFunction::opError(size_t op, const Error &e) const {
@@ -197,10 +195,7 @@ Error CudaFunction::queueOps(const std::vector<CUdeviceptr> &args,
     return base(v, args, results) + CUdeviceptr(v.offset * int64_t(v.elemBytes));
   };
   const bool timing = opTiming() && !capturing_;
-  const Driver &drv = device_.driver();
-  auto mark = [&](size_t i) {
-    return drv.check(drv.api().eventRecord(opEvents_[i], device_.stream()), "cuEventRecord");
-  };
+  auto mark = [&](size_t i) { return opEvents_[i].record(); };
   for (size_t i = 0; i < function_.ops.size(); ++i) {
     const ArtifactOp &op = function_.ops[i];
     Error e;
@@ -259,17 +254,13 @@ Error CudaFunction::queueOps(const std::vector<CUdeviceptr> &args,
 Error CudaFunction::enableOpTiming(int64_t skipRuns) {
   if (opTiming())
     return Error::success();
-  if (Error e = device_.makeCurrent())
-    return e;
-  const Driver &drv = device_.driver();
-  std::vector<CUevent> events(function_.ops.size() + 1, nullptr);
-  for (CUevent &ev : events)
-    if (Error e = drv.check(drv.api().eventCreate(&ev, CU_EVENT_DEFAULT), "cuEventCreate")) {
-      for (CUevent made : events)
-        if (made)
-          (void)drv.api().eventDestroy(made);
-      return e.withContext("op timing");
-    }
+  std::vector<StreamEvent> events;
+  for (size_t i = 0; i <= function_.ops.size(); ++i) {
+    Expected<StreamEvent> ev = StreamEvent::create(device_, /*timing=*/true);
+    if (!ev)
+      return ev.error().withContext("op timing");
+    events.push_back(ev.take());
+  }
   opEvents_ = std::move(events);
   opMs_.assign(function_.ops.size(), 0.0);
   timingSkip_ = std::max<int64_t>(skipRuns, 0);
@@ -280,7 +271,8 @@ Error CudaFunction::enableOpTiming(int64_t skipRuns) {
 
 Error CudaFunction::addOpTimes() {
   const Driver &drv = device_.driver();
-  if (Error e = drv.check(drv.api().eventSynchronize(opEvents_.back()), "cuEventSynchronize"))
+  if (Error e = drv.check(drv.api().eventSynchronize(opEvents_.back().handle()),
+                          "cuEventSynchronize"))
     return e.withContext("op timing");
   if (timingSkip_ > 0) {
     --timingSkip_;
@@ -288,7 +280,8 @@ Error CudaFunction::addOpTimes() {
   }
   for (size_t i = 0; i + 1 < opEvents_.size(); ++i) {
     float ms = 0;
-    if (Error e = drv.check(drv.api().eventElapsedTime(&ms, opEvents_[i], opEvents_[i + 1]),
+    if (Error e = drv.check(drv.api().eventElapsedTime(&ms, opEvents_[i].handle(),
+                                                       opEvents_[i + 1].handle()),
                             "cuEventElapsedTime"))
       return opError(i, e.withContext("op timing"));
     opMs_[i] += ms;

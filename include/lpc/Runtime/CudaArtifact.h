@@ -359,8 +359,8 @@ private:
   const CapturedGraph *graphFor(const std::vector<CUdeviceptr> &args,
                                 const std::vector<CUdeviceptr> &results) const;
   std::vector<DeviceBuffer> hostArgBlocks_, hostResultBlocks_;
-  // enableOpTiming: one event per op and one after the last (owned).
-  std::vector<CUevent> opEvents_;
+  // enableOpTiming: one event per op and one after the last.
+  std::vector<StreamEvent> opEvents_;
   std::vector<double> opMs_;
   int64_t timingSkip_ = 0, timedRuns_ = 0;
   Error addOpTimes();

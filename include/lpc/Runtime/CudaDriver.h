@@ -353,7 +353,8 @@ private:
 /// for another stream to wait for (Uploader::waitFor).
 class StreamEvent {
 public:
-  static Expected<StreamEvent> create(Device &device);
+  /// `timing`: cuEventElapsedTime may measure between two such events.
+  static Expected<StreamEvent> create(Device &device, bool timing = false);
   StreamEvent() = default;
   StreamEvent(StreamEvent &&other) noexcept { *this = std::move(other); }
   StreamEvent &operator=(StreamEvent &&other) noexcept;

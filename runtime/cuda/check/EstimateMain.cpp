@@ -109,15 +109,22 @@ Expected<Measured> loadMeasured(const std::string &path, const ArtifactFunction 
   return m;
 }
 
+/// The measured step and its time per class of the estimate `e`, seconds.
+std::pair<double, std::map<std::string, double>> measuredTotals(const Measured &m,
+                                                              const FunctionEstimate &e) {
+  double step = 0;
+  std::map<std::string, double> byClass;
+  for (const OpCost &op : e.ops) {
+    step += m.opSeconds[op.index];
+    byClass[op.cls] += m.opSeconds[op.index];
+  }
+  return {step, byClass};
+}
+
 /// Measured beside modelled: the step, per class, and the ops that differ
 /// most (the model's scenario `e`).
 void printMeasured(const Measured &m, const FunctionEstimate &e, int top) {
-  double step = 0;
-  std::map<std::string, double> measured; // class -> seconds
-  for (const OpCost &op : e.ops) {
-    step += m.opSeconds[op.index];
-    measured[op.cls] += m.opSeconds[op.index];
-  }
+  auto [step, measured] = measuredTotals(m, e);
   std::printf("measured (%s: %lld steps on %s; CUDA events around each op, no CUDA graphs) "
               "against modelled (scenario %s):\n",
               m.path.c_str(), (long long)m.steps, m.device.c_str(), scenarioName(e.scenario));
@@ -154,10 +161,7 @@ std::string measuredJson(const Measured &m, const FunctionEstimate &e) {
     std::snprintf(buf, sizeof(buf), "%.9g", v);
     return std::string(buf);
   };
-  double step = 0;
-  std::map<std::string, double> byClass;
-  for (const OpCost &op : e.ops)
-    step += m.opSeconds[op.index], byClass[op.cls] += m.opSeconds[op.index];
+  auto [step, byClass] = measuredTotals(m, e);
   std::string out = "{\"file\": " + jsonQuote(m.path) + ", \"device\": " + jsonQuote(m.device) +
                     ", \"steps\": " + std::to_string(m.steps) + ", \"scenario\": \"" +
                     scenarioName(e.scenario) + "\", \"step_ms\": " + num(ms(step)) +
