@@ -177,7 +177,7 @@ struct LpcParallelScatterPass
             rewriter, loc, ValueRange{cst(0), cst(0)},
             ValueRange{cst(vocab), cst(dim)}, ValueRange{cst(1), cst(1)});
         rewriter.setInsertionPointToStart(sum.getBody());
-        ValueRange vj = sum.getInductionVars();
+        SmallVector<Value> vj(sum.getInductionVars());
         Value init = memref::LoadOp::create(rewriter, loc, acc->table, vj);
         auto loop = scf::ForOp::create(
             rewriter, loc, cst(0), cst(parts), cst(1), ValueRange{init},

@@ -114,7 +114,7 @@ void tile(linalg::TransposeOp op, int64_t t) {
   auto loop = scf::ParallelOp::create(b, loc, lbs, ubs, steps);
   b.setInsertionPointToStart(loop.getBody());
   constants.clear();
-  ValueRange ivs = loop.getInductionVars();
+  SmallVector<Value> ivs(loop.getInductionVars());
   Value tile = cst(t);
   Value row0 = arith::MulIOp::create(b, loc, ivs[rank - 2], tile);
   Value col0 = arith::MulIOp::create(b, loc, ivs[rank - 1], tile);
