@@ -7,21 +7,29 @@
 // written again, and the transposed copy is a launch of its own.
 //
 // This pass makes the cast write the transposed copy too, in the same pass
-// over the source: each iteration takes a T x T tile (T = `bytes` / the FP8
-// element's size: 16 x 16), R rows at a time (R = 4 bytes / the element
-// size: 4 for FP8), in an scf.for of T / R steps. A step loads its R
-// source rows of T consecutive elements (LLVM's load/store vectorizer
-// makes vector loads of them), runs the cast's body on each element (R x T
-// copies of it), stores the R rows of the FP8 tensor (one 16-byte store
-// each) and the T pieces of the transposed rows they make (R consecutive
-// bytes each: one 4-byte store). A whole tile unrolled (T x T copies of
-// the body, 16-byte transposed stores as lpc-tile-transposes makes) took
-// LLVM's NVPTX pipeline minutes per kernel (straight-line strength
-// reduction and the SLP vectorizer grow faster than linearly with a block's
-// size); a thread's R-byte pieces of one 32-byte sector follow each other
-// within a few hundred instructions, and L2 merges them. The column tiles
-// are the innermost loop, so that neighbouring GPU threads read
-// neighbouring pieces of the same rows.
+// over the source. Each iteration of an scf.parallel takes a tile of R rows
+// by C columns: R x the FP8 element's size = 4 bytes, so that the R
+// elements of one source column make one 4-byte store to a transposed row
+// (R = 4 for FP8);
+// C = 2T (T = `bytes` / the element size: 16), or T where the columns are
+// no multiple of 2T. The row groups are the innermost dimension of the
+// loop, so that neighbouring GPU threads (lpc-collapse-parallel-loops keeps
+// the innermost dimension fastest) hold neighbouring rows: a warp's store
+// to a transposed row is 32 x 4 consecutive bytes, whole sectors, where
+// each thread writing a piece of its own row (the layout before, 16 x 16
+// tiles with the column tiles innermost) cost a 32-byte sector per 4 bytes
+// (measured on an H200: 0.6-0.7 TB/s). A thread loads its R source rows of
+// C elements, runs the cast's body on each element (R x C copies of it,
+// unrolled), stores its R rows of the FP8 tensor (each 2T bytes: a whole
+// 32-byte sector, two 16-byte stores in a row) and the C pieces of the
+// transposed rows. Each row is accessed as a 1-D subview (a run of the
+// buffer): constant offsets from one pointer, which LLVM's load/store
+// vectorizer merges into 16-byte accesses (with plain indices, `col0 + 15`
+// became `col0 | 15` and the row's last bytes stayed scalar). With
+// `base-align` (the GPU pipeline's 16: the CUDA runtime's buffers start
+// 16-byte aligned) each access states the alignment it has, which LLVM
+// cannot always prove through the index arithmetic. The loop is marked
+// lpc_tiled, so that lpc-widen-parallel-loops leaves it alone.
 //
 // The cast's reductions (amax, counts) go per tile: each tile combines its
 // elements in registers, from the combiner's neutral element, and stores
@@ -91,6 +99,32 @@ struct Candidate {
 bool isWriteOnce(linalg::GenericOp g, OpOperand &out) {
   return g.getMatchingBlockArgument(&out).use_empty() &&
          g.getMatchingIndexingMap(&out).isIdentity();
+}
+
+/// The alignment LLVM may assume for an access of a `m` buffer whose start
+/// is `base`-byte aligned, at indices idx[d] = mult[d] * (an unknown
+/// integer) + add[d]; none if `base` is 0 or the layout is not static.
+/// Stated on each load and store, it lets LLVM's load/store vectorizer
+/// merge a row's accesses into 16-byte ones without having to prove the
+/// alignment through the index arithmetic (where its known-bits analysis
+/// gives up on deep expressions).
+llvm::MaybeAlign accessAlign(MemRefType m, ArrayRef<int64_t> mult,
+                             ArrayRef<int64_t> add, int64_t base) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  int64_t e = m.getElementTypeBitWidth() / 8;
+  if (base <= 0 || e == 0 || m.getElementTypeBitWidth() % 8 != 0 ||
+      failed(m.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  uint64_t a = llvm::MinAlign(uint64_t(base), uint64_t(offset * e));
+  int64_t constant = 0;
+  for (auto [d, stride] : llvm::enumerate(strides)) {
+    a = llvm::MinAlign(a, uint64_t(stride * mult[d] * e));
+    constant += stride * add[d];
+  }
+  return llvm::Align(llvm::MinAlign(a, uint64_t(constant * e)));
 }
 
 /// Fills `c.combiners` and `c.neutrals` and finds the transposed output;
@@ -186,7 +220,7 @@ std::optional<Candidate> match(linalg::TransposeOp t, int64_t bytes) {
 
 /// Replaces the cast and the transpose with the tiled loop and the
 /// reduction of its partials (see the file comment).
-void fuse(Candidate &c) {
+void fuse(Candidate &c, int64_t baseAlign) {
   if (c.collapsed) {
     // The cast's loops as the view's dimensions; then it writes the view.
     IRRewriter rewriter(c.cast.getContext());
@@ -205,7 +239,7 @@ void fuse(Candidate &c) {
     // Collapsing keeps what matchCast looks at; should it not, the
     // collapsed cast stays as it is (the same computation).
     if (matchCast(g, g.getDpsInits()[c.transposedOut], again))
-      fuse(again);
+      fuse(again, baseAlign);
     return;
   }
   linalg::GenericOp g = c.cast;
@@ -226,11 +260,25 @@ void fuse(Candidate &c) {
       k = arith::ConstantIndexOp::create(b, loc, v);
     return k;
   };
-  // (leading dims..., row tiles, column tiles): one partial per tile for
-  // each accumulator.
+  // The tile of an iteration: R rows (R x the element size = 4 bytes, one
+  // 4-byte store per transposed row) by C columns, C = 2T (T x the element
+  // size = `bytes`) where the columns allow: then each FP8 row is a whole
+  // 32-byte sector that one thread writes with two 16-byte stores in a row.
+  // (A 16 x 16 tile, unrolled, took LLVM's NVPTX pipeline minutes per
+  // kernel. 4 x 32 unrolled compiles about 1.5x as long as 4 x 16 in two
+  // loop steps, the GPT example in FP8 19.5 s against 13.3, but those
+  // left each FP8 sector half-written twice, a loop step apart.)
+  unsigned nIn = g.getNumDpsInputs(), nOut = g.getNumDpsInits();
+  int64_t e = xType.getElementTypeBitWidth() / 8;
+  int64_t r = std::clamp<int64_t>(4 / e, 1, t);
+  int64_t w = shape[rank - 1] % (2 * t) == 0 ? 2 * t : t;
+  // (leading dims..., column tiles, row groups): the row groups innermost,
+  // so that neighbouring GPU threads write neighbouring R-element pieces of
+  // the transposed rows (a warp's store: 32 x 4 consecutive bytes). One
+  // partial per tile for each accumulator.
   SmallVector<int64_t> tiles(shape.begin(), shape.end());
-  tiles[rank - 2] /= t;
-  tiles[rank - 1] /= t;
+  tiles[rank - 2] = shape[rank - 1] / w;
+  tiles[rank - 1] = shape[rank - 2] / r;
   SmallVector<Value> partials;
   for (auto [out, combiner] : llvm::zip(g.getDpsInits(), c.combiners))
     if (combiner)
@@ -242,82 +290,98 @@ void fuse(Candidate &c) {
   for (int64_t n : tiles)
     ubs.push_back(cst(n));
   auto loop = scf::ParallelOp::create(b, loc, lbs, ubs, steps);
+  loop->setAttr(lpc::kTiledAttr, b.getUnitAttr());
   OpBuilder outer = b;
   b.setInsertionPointToStart(loop.getBody());
   constants.clear();
-  ValueRange ivs = loop.getInductionVars();
-  Value row0 = arith::MulIOp::create(b, loc, ivs[rank - 2], cst(t));
-  Value col0 = arith::MulIOp::create(b, loc, ivs[rank - 1], cst(t));
-  SmallVector<Value> cols;
-  for (int64_t k = 0; k < t; ++k)
+  SmallVector<Value> ivs(loop.getInductionVars());
+  // Row i of the tile: group * R + i; column k: tile * C + k.
+  Value row0 = arith::MulIOp::create(b, loc, ivs[rank - 1], cst(r));
+  Value col0 = arith::MulIOp::create(b, loc, ivs[rank - 2], cst(w));
+  SmallVector<Value> rows, cols;
+  for (int64_t i = 0; i < r; ++i)
+    rows.push_back(i == 0 ? row0 : arith::AddIOp::create(b, loc, row0, cst(i)).getResult());
+  for (int64_t k = 0; k < w; ++k)
     cols.push_back(k == 0 ? col0 : arith::AddIOp::create(b, loc, col0, cst(k)).getResult());
 
-  // The tile's rows in groups of R, one scf.for step per group, its R x T
-  // elements unrolled: R rows of the transposed copy's rows of 4 bytes per
-  // step, where a whole unrolled tile (T x T bodies) takes LLVM's
-  // straight-line passes minutes.
-  unsigned nIn = g.getNumDpsInputs(), nOut = g.getNumDpsInits();
-  int64_t e = xType.getElementTypeBitWidth() / 8;
-  int64_t r = std::clamp<int64_t>(4 / e, 1, t);
-  SmallVector<Value> inits;
-  for (unsigned k = 0; k < nOut; ++k)
-    if (c.combiners[k])
-      inits.push_back(arith::ConstantOp::create(b, loc, c.neutrals[k]));
-  // An input the tile's elements share (a 0-d scale, say) is loaded once.
-  SmallVector<OpOperand *> ins = g.getDpsInputOperands();
-  auto perElement = [&](AffineMap m) {
-    return m.isFunctionOfDim(rank - 2) || m.isFunctionOfDim(rank - 1);
-  };
-  // The indices `m` gives for the element in row `row`, column k.
-  auto indices = [&](AffineMap m, Value row, int64_t k) {
+  // The indices `m` gives for the element at (row, col).
+  auto indices = [&](AffineMap m, Value row, Value col) {
     SmallVector<Value> idx;
     for (AffineExpr ex : m.getResults()) {
       int64_t d = cast<AffineDimExpr>(ex).getPosition();
-      idx.push_back(d < rank - 2 ? ivs[d] : d == rank - 2 ? row : cols[k]);
+      idx.push_back(d < rank - 2 ? ivs[d] : d == rank - 2 ? row : col);
     }
     return idx;
   };
-  SmallVector<Value> shared(nIn);
+  // The alignment of the access `m` maps element (i, k) of the tile to;
+  // `swap`: with the last two indices swapped (the transposed copy).
+  auto align = [&](Value buf, AffineMap m, int64_t i, int64_t k, bool swap) {
+    SmallVector<int64_t> mult, add;
+    for (AffineExpr ex : m.getResults()) {
+      int64_t d = cast<AffineDimExpr>(ex).getPosition();
+      mult.push_back(d < rank - 2 ? 1 : d == rank - 2 ? r : w);
+      add.push_back(d < rank - 2 ? 0 : d == rank - 2 ? i : k);
+    }
+    if (swap) {
+      std::swap(mult[rank - 2], mult[rank - 1]);
+      std::swap(add[rank - 2], add[rank - 1]);
+    }
+    return accessAlign(cast<MemRefType>(buf.getType()), mult, add, baseAlign);
+  };
+  // A run of `len` consecutive elements of `buf` along its last dimension,
+  // from `idx`, as a 1-D subview: its accesses are then constant offsets
+  // from one pointer, which LLVM's load/store vectorizer merges reliably
+  // (indices like `col0 + 15` become `col0 | 15`, which it failed to see as
+  // next to `col0 + 14`).
+  auto run = [&](Value buf, ArrayRef<Value> idx, int64_t len) -> Value {
+    auto type = cast<MemRefType>(buf.getType());
+    int64_t n = type.getRank();
+    SmallVector<OpFoldResult> offsets(idx.begin(), idx.end());
+    SmallVector<OpFoldResult> sizes(n, b.getIndexAttr(1)), strides(n, b.getIndexAttr(1));
+    sizes[n - 1] = b.getIndexAttr(len);
+    MemRefType rowType = memref::SubViewOp::inferRankReducedResultType(
+        {len}, type, offsets, sizes, strides);
+    return memref::SubViewOp::create(b, loc, rowType, buf, offsets, sizes, strides);
+  };
+
+  // All loads first, row by row: a row of a per-element input whose last
+  // index is the column is a run; an input the tile's elements share (a
+  // 0-d scale, say) is loaded once.
+  SmallVector<OpOperand *> ins = g.getDpsInputOperands();
+  SmallVector<SmallVector<Value>> loaded(r * w);
   for (auto [j, in] : llvm::enumerate(ins)) {
     AffineMap m = g.getMatchingIndexingMap(in);
-    if (!perElement(m))
-      shared[j] = memref::LoadOp::create(b, loc, in->get(), indices(m, row0, 0));
+    if (!m.isFunctionOfDim(rank - 2) && !m.isFunctionOfDim(rank - 1)) {
+      Value v = memref::LoadOp::create(b, loc, in->get(), indices(m, row0, col0));
+      for (SmallVector<Value> &el : loaded)
+        el.push_back(v);
+      continue;
+    }
+    bool alongColumns =
+        cast<AffineDimExpr>(m.getResults().back()).getPosition() == rank - 1;
+    for (int64_t i = 0; i < r; ++i) {
+      Value row = alongColumns ? run(in->get(), indices(m, rows[i], col0), w) : Value();
+      for (int64_t k = 0; k < w; ++k) {
+        llvm::MaybeAlign a = align(in->get(), m, i, k, false);
+        loaded[i * w + k].push_back(
+            row ? memref::LoadOp::create(b, loc, row, ValueRange{cst(k)}, false, a).getResult()
+                : memref::LoadOp::create(b, loc, in->get(), indices(m, rows[i], cols[k]),
+                                         false, a)
+                      .getResult());
+      }
+    }
   }
-  auto group = scf::ForOp::create(b, loc, cst(0), cst(t / r), cst(1), inits);
-  if (group.getBody()->mightHaveTerminator())
-    group.getBody()->getTerminator()->erase(); // the yield is made below
-  b.setInsertionPointToStart(group.getBody());
-  constants.clear();
-  // Row i of the group: row0 + step * R + i (a multiple of R plus i, which
-  // LLVM sees when it looks at the store addresses' alignment).
-  Value first = arith::AddIOp::create(
-      b, loc, row0, arith::MulIOp::create(b, loc, group.getInductionVar(), cst(r)));
-  SmallVector<Value> rows;
-  for (int64_t i = 0; i < r; ++i)
-    rows.push_back(i == 0 ? first : arith::AddIOp::create(b, loc, first, cst(i)).getResult());
-
-  // All loads first, row by row.
-  SmallVector<SmallVector<Value>> loaded(r * t);
-  for (int64_t i = 0; i < r; ++i)
-    for (int64_t k = 0; k < t; ++k)
-      for (auto [j, in] : llvm::enumerate(ins))
-        loaded[i * t + k].push_back(
-            shared[j] ? shared[j]
-                      : memref::LoadOp::create(
-                            b, loc, in->get(),
-                            indices(g.getMatchingIndexingMap(in), rows[i], k))
-                            .getResult());
 
   // The body once per element, in row-major order, each accumulator
-  // carried from one element to the next.
+  // carried from one element to the next, from its neutral element.
   Block &body = g.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   SmallVector<Value> accs(nOut);
-  for (unsigned k = 0, a = 0; k < nOut; ++k)
+  for (unsigned k = 0; k < nOut; ++k)
     if (c.combiners[k])
-      accs[k] = group.getRegionIterArgs()[a++];
-  SmallVector<SmallVector<Value>> written(r * t);
-  for (int64_t el = 0; el < r * t; ++el) {
+      accs[k] = arith::ConstantOp::create(b, loc, c.neutrals[k]);
+  SmallVector<SmallVector<Value>> written(r * w);
+  for (int64_t el = 0; el < r * w; ++el) {
     IRMapping m;
     for (unsigned j = 0; j < nIn; ++j)
       m.map(body.getArgument(j), loaded[el][j]);
@@ -334,36 +398,34 @@ void fuse(Candidate &c) {
   }
 
   // Then the stores: each written-once output row by row, the transposed
-  // copy destination row by destination row (source column k).
+  // copy destination row by destination row (source column k), each row a
+  // run of the buffer.
   AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
   for (auto [k, out] : llvm::enumerate(g.getDpsInits()))
     if (!c.combiners[k])
-      for (int64_t i = 0; i < r; ++i)
-        for (int64_t kk = 0; kk < t; ++kk)
-          memref::StoreOp::create(b, loc, written[i * t + kk][k], out,
-                                  indices(id, rows[i], kk));
-  for (int64_t kk = 0; kk < t; ++kk)
-    for (int64_t i = 0; i < r; ++i) {
-      SmallVector<Value> idx = indices(id, rows[i], kk);
-      std::swap(idx[rank - 2], idx[rank - 1]);
-      memref::StoreOp::create(b, loc, written[i * t + kk][c.transposedOut], xt,
-                              idx);
-    }
-  SmallVector<Value> carried;
-  for (unsigned k = 0; k < nOut; ++k)
-    if (c.combiners[k])
-      carried.push_back(accs[k]);
-  scf::YieldOp::create(b, loc, carried);
+      for (int64_t i = 0; i < r; ++i) {
+        Value row = run(out, indices(id, rows[i], col0), w);
+        for (int64_t kk = 0; kk < w; ++kk)
+          memref::StoreOp::create(b, loc, written[i * w + kk][k], row,
+                                  ValueRange{cst(kk)}, /*nontemporal=*/false,
+                                  align(out, id, i, kk, false));
+      }
+  for (int64_t kk = 0; kk < w; ++kk) {
+    SmallVector<Value> idx = indices(id, rows[0], cols[kk]);
+    std::swap(idx[rank - 2], idx[rank - 1]);
+    Value piece = run(xt, idx, r);
+    for (int64_t i = 0; i < r; ++i)
+      memref::StoreOp::create(b, loc, written[i * w + kk][c.transposedOut], piece,
+                              ValueRange{cst(i)}, /*nontemporal=*/false,
+                              align(xt, id, i, kk, true));
+  }
 
   // Each accumulator's partial for the tile.
-  b.setInsertionPointAfter(group);
-  SmallVector<Value> tileIdx(ivs.begin(), ivs.end());
   SmallVector<Value> accOuts;
   SmallVector<Operation *> accCombiners;
   for (unsigned k = 0, p = 0; k < nOut; ++k)
     if (c.combiners[k]) {
-      memref::StoreOp::create(b, loc, group.getResult(p), partials[p], tileIdx);
-      ++p;
+      memref::StoreOp::create(b, loc, accs[k], partials[p++], ivs);
       accOuts.push_back(g.getDpsInits()[k]);
       accCombiners.push_back(c.combiners[k]);
     }
@@ -389,6 +451,12 @@ struct LpcFuseCastTransposesPass
           << int64_t(bytes);
       return signalPassFailure();
     }
+    if (baseAlign < 0 || (baseAlign && !llvm::has_single_bit(uint64_t(baseAlign)))) {
+      getOperation()->emitError("lpc-fuse-cast-transposes: base-align must be "
+                                "0 or a power of two, got ")
+          << int64_t(baseAlign);
+      return signalPassFailure();
+    }
     SmallVector<linalg::TransposeOp> transposes;
     getOperation()->walk(
         [&](linalg::TransposeOp t) { transposes.push_back(t); });
@@ -397,7 +465,7 @@ struct LpcFuseCastTransposesPass
     // transpose (lpc-tile-transposes tiles it).
     for (linalg::TransposeOp t : transposes)
       if (std::optional<Candidate> c = match(t, bytes))
-        fuse(*c);
+        fuse(*c, baseAlign);
   }
 };
 

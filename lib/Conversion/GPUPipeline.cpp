@@ -59,8 +59,10 @@ struct GPUCodegenOptions : public PassPipelineOptions<GPUCodegenOptions> {
 } // namespace
 
 std::string mlir::lpc::gpuLoopPassesPipeline(llvm::StringRef splitOptions,
-                                             llvm::StringRef scatterOptions) {
-  return "func.func(lpc-fuse-cast-transposes,lpc-split-reductions{" + splitOptions.str() +
+                                             llvm::StringRef scatterOptions,
+                                             int64_t baseAlign) {
+  return "func.func(lpc-fuse-cast-transposes{base-align=" + std::to_string(baseAlign) +
+         "},lpc-split-reductions{" + splitOptions.str() +
          "},lpc-parallel-dims-outer,lpc-tile-transposes,"
          "convert-linalg-to-parallel-loops,"
          "lpc-parallel-scatter{" + scatterOptions.str() + "},"
@@ -101,7 +103,8 @@ mlir::lpc::gpuCodegenPipeline(StringRef chip, StringRef libdevice) {
       "lpc-strided-copy-to-loops," +
       // Full reductions: up to 2^18 partials (an H200 holds 132 x 2048
       // threads at once).
-      gpuLoopPassesPipeline(kGPUSplitOptions) + ","
+      // Device buffers start 16-byte aligned (lpc-align-kernel-args below).
+      gpuLoopPassesPipeline(kGPUSplitOptions, "", /*baseAlign=*/16) + ","
       "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true}),"
       "func.func(gpu-map-parallel-loops),"
       "func.func(convert-parallel-loops-to-gpu),"
@@ -119,7 +122,8 @@ mlir::lpc::gpuCodegenPipeline(StringRef chip, StringRef libdevice) {
       "nvvm-attach-target{chip=" + chip.str() + features +
       " O=3 l=" + libdevice.str() + "},"
       "gpu.module(" + (fp8Cvt ? "lpc-fp8-to-nvvm," : "") +
-      "lower-affine,convert-scf-to-cf,arith-expand,"
+      // Subviews (lpc-fuse-cast-transposes' row runs) as pointer arithmetic.
+      "expand-strided-metadata,lower-affine,convert-scf-to-cf,arith-expand,"
       // exp stays for convert-gpu-to-nvvm: libdevice's __nv_expf (ex2.approx
       // after a range reduction) is far shorter than the polynomial.
       "lpc-math-approximation{keep=math.exp},convert-gpu-to-nvvm,convert-math-to-llvm,"

@@ -51,7 +51,7 @@ int64_t elementBytes(MemRefType t) {
 /// How many neighbouring iterations of `loop`'s innermost dimension one
 /// iteration should take (1: leave the loop alone).
 int64_t widthFor(scf::ParallelOp loop, int64_t bytes) {
-  if (loop.getNumResults() != 0)
+  if (loop.getNumResults() != 0 || loop->hasAttr(lpc::kTiledAttr))
     return 1;
   unsigned inner = loop.getNumLoops() - 1;
   std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[inner]);

@@ -4,10 +4,11 @@
 // through the GPU pipeline's loop stage on the CPU (lpc-jit
 // --gpu-loop-passes), give bit for bit the reference evaluator's results
 // (the copy, the tensor, the amax, the counts), with inputs that saturate
-// (std 300) and that underflow (std 1e-3). Tile grids are odd (3 x 5, 2 x
-// 2 x 3 with a batch dimension, 1 x 4, and 2 x 3 of a [2, 16, 48]
-// activation's [32, 48] view, as a GEMM takes it); a size that does not tile is left
-// to lpc-tile-transposes' fallback and still right.
+// (std 300) and that underflow (std 1e-3). Tile grids (column tiles x
+// groups of 4 rows) are odd: 5 x 12 (16-column tiles), 2 x 3 x 8 with a
+// batch dimension, 2 x 4 (32-column tiles, two steps each), and 3 x 8 of a
+// [2, 16, 48] activation's [32, 48] view, as a GEMM takes it; a size that
+// does not tile is left to lpc-tile-transposes' fallback and still right.
 // RUN: for f in stats batched plain collapsed ragged; do for s in 1 300 1e-3; do lpc-jit %s --function=$f --exact --gpu-loop-passes --input-std=$s || exit 1; done; done | FileCheck %s --implicit-check-not=MISMATCH
 // CHECK-COUNT-15: all results match the reference evaluator
 
@@ -16,19 +17,19 @@
 // RUN: lpc-opt %s --lpc-to-linalg --canonicalize --cse --lpc-fuse-elementwise --canonicalize --cse --lpc-fuse-sibling-reductions=elementwise=true --cse -one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --lpc-fuse-cast-transposes | FileCheck %s --check-prefix=FUSED
 // FUSED-LABEL: func.func @stats(
 // FUSED-NOT: linalg.transpose
-// FUSED: scf.parallel {{.*}} to (%c3{{.*}}, %c5{{.*}})
+// FUSED: scf.parallel {{.*}} to (%c5{{.*}}, %c12{{.*}})
 // FUSED-NOT: linalg.transpose
 // FUSED-LABEL: func.func @batched(
 // FUSED-NOT: linalg.transpose
-// FUSED: scf.parallel {{.*}} to (%c2{{.*}}, %c2{{.*}}, %c3{{.*}})
+// FUSED: scf.parallel {{.*}} to (%c2{{.*}}, %c3{{.*}}, %c8{{.*}})
 // FUSED-NOT: linalg.transpose
 // FUSED-LABEL: func.func @plain(
 // FUSED-NOT: linalg.transpose
-// FUSED: scf.parallel {{.*}} to (%c1{{.*}}, %c4{{.*}})
+// FUSED: scf.parallel {{.*}} to (%c2{{.*}}, %c4{{.*}})
 // FUSED-NOT: linalg.transpose
 // FUSED-LABEL: func.func @collapsed(
 // FUSED-NOT: linalg.transpose
-// FUSED: scf.parallel {{.*}} to (%c2{{.*}}, %c3{{.*}})
+// FUSED: scf.parallel {{.*}} to (%c3{{.*}}, %c8{{.*}})
 // FUSED-NOT: linalg.transpose
 // FUSED-LABEL: func.func @ragged(
 // FUSED: linalg.transpose

@@ -1,13 +1,18 @@
 // RUN: lpc-opt %s --split-input-file --lpc-fuse-cast-transposes | FileCheck %s
+// RUN: lpc-opt %s --split-input-file --lpc-fuse-cast-transposes=base-align=16 | FileCheck %s --check-prefix=ALIGN
 // RUN: not lpc-opt %s --split-input-file --lpc-fuse-cast-transposes=bytes=3 2>&1 | FileCheck %s --check-prefix=BYTES
 // BYTES: lpc-fuse-cast-transposes: bytes must be a power of two of at least 2, got 3
+// RUN: not lpc-opt %s --split-input-file --lpc-fuse-cast-transposes=base-align=12 2>&1 | FileCheck %s --check-prefix=BASE
+// BASE: lpc-fuse-cast-transposes: base-align must be 0 or a power of two, got 12
 
 // A cast with an amax (max of the bits) that writes an FP8 tensor, then its
-// transposed copy: one loop over the 1 x 2 tiles of 16 x 16, four rows per
-// scf.for step (16 casts each, the amax carried from 0), the FP8 rows and
-// the transposed 4-byte pieces stored, a partial per tile reduced into
-// the accumulator after the loop. The transposed buffer is allocated
-// above the cast now.
+// transposed copy: one loop over (1 column tile of 32, 4 groups of 4 rows),
+// the row groups innermost, not to be widened (lpc_tiled); each iteration
+// loads its 4 rows of 32 as runs of X (1-D subviews: constant offsets from
+// one pointer), casts the 128 elements (the amax carried from 0), stores
+// the FP8 rows as runs of Q and the transposed copy as 32 runs of 4 of T's
+// rows, and stores its partial of the amax, reduced into the accumulator
+// after the loop. The transposed buffer is allocated above the cast now.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #s = affine_map<(d0, d1) -> ()>
 func.func private @use(memref<32x16xf8E4M3FN>)
@@ -15,20 +20,43 @@ func.func private @use(memref<32x16xf8E4M3FN>)
 // CHECK-SAME: %[[X:[^:]*]]: memref<16x32xf32>, %[[ACC:[^:]*]]: memref<i32>)
 // CHECK: %[[Q:.*]] = memref.alloc() : memref<16x32xf8E4M3FN>
 // CHECK-NEXT: %[[T:.*]] = memref.alloc() : memref<32x16xf8E4M3FN>
-// CHECK-NEXT: %[[P:.*]] = memref.alloc() : memref<1x2xi32>
-// CHECK: scf.parallel (%[[R:.*]], %[[C:.*]]) = ({{.*}}) to (%c1{{.*}}, %c2{{.*}})
-// CHECK: %[[CARRIED:.*]] = scf.for %{{.*}} = %{{.*}} to %c4{{.*}} step %{{.*}} iter_args(%{{.*}} = %c0_i32{{.*}}) -> (i32) {
-// CHECK-COUNT-64: memref.load %[[X]]
-// CHECK-COUNT-64: arith.maxui
-// CHECK-COUNT-64: memref.store %{{.*}}, %[[Q]]
-// CHECK-COUNT-64: memref.store %{{.*}}, %[[T]]
-// CHECK: scf.yield
-// CHECK: memref.store %[[CARRIED]], %[[P]][%[[R]], %[[C]]] : memref<1x2xi32>
-// CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "reduction"]} ins(%[[P]] : memref<1x2xi32>) outs(%[[ACC]] : memref<i32>)
+// CHECK-NEXT: %[[P:.*]] = memref.alloc() : memref<1x4xi32>
+// CHECK: scf.parallel (%[[C:.*]], %[[R:.*]]) = ({{.*}}) to (%c1{{.*}}, %c4{{.*}})
+// CHECK-NOT: scf.for
+// CHECK: memref.subview %[[X]][%{{.*}}, %{{.*}}] [1, 32] [1, 1] : memref<16x32xf32> to memref<32xf32, strided<[1], offset: ?>>
+// CHECK-COUNT-32: memref.load %{{.*}}[%{{.*}}] : memref<32xf32, strided<[1], offset: ?>>
+// CHECK-COUNT-3: memref.subview %[[X]]
+// Without base-align, no alignment stated.
+// CHECK-NOT: alignment
+// CHECK-COUNT-128: arith.maxui
+// CHECK: memref.subview %[[Q]]{{.*}} [1, 32] [1, 1] : memref<16x32xf8E4M3FN> to memref<32xf8E4M3FN, strided<[1], offset: ?>>
+// CHECK-COUNT-32: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<32xf8E4M3FN, strided<[1], offset: ?>>
+// CHECK-COUNT-96: memref.store
+// CHECK: memref.subview %[[T]]{{.*}} [1, 4] [1, 1] : memref<32x16xf8E4M3FN> to memref<4xf8E4M3FN, strided<[1], offset: ?>>
+// CHECK-COUNT-4: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<4xf8E4M3FN, strided<[1], offset: ?>>
+// CHECK: memref.store %{{.*}}, %[[P]][%[[C]], %[[R]]] : memref<1x4xi32>
+// CHECK: } {lpc_tiled}
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "reduction"]} ins(%[[P]] : memref<1x4xi32>) outs(%[[ACC]] : memref<i32>)
 // CHECK: arith.maxui
 // CHECK: memref.dealloc %[[P]]
 // CHECK-NOT: linalg.transpose
 // CHECK: call @use(%[[T]])
+// With base-align=16 (the CUDA runtime's buffers), each access states its
+// alignment: a row's elements at 16, 4, 8, 4, 16, ... bytes (f32), the FP8
+// rows' at 16, 1, 2, 1, 4, ..., the transposed pieces at 4, 1, 2, 1.
+// ALIGN-LABEL: func.func @amax(
+// ALIGN: memref.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<32xf32
+// ALIGN-NEXT: memref.load %{{.*}}[%{{.*}}] {alignment = 4 : i64} : memref<32xf32
+// ALIGN-NEXT: memref.load %{{.*}}[%{{.*}}] {alignment = 8 : i64} : memref<32xf32
+// ALIGN-NEXT: memref.load %{{.*}}[%{{.*}}] {alignment = 4 : i64} : memref<32xf32
+// ALIGN-NEXT: memref.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<32xf32
+// ALIGN: memref.store %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<32xf8E4M3FN
+// ALIGN-NEXT: memref.store %{{.*}}[%{{.*}}] {alignment = 1 : i64} : memref<32xf8E4M3FN
+// ALIGN-NEXT: memref.store %{{.*}}[%{{.*}}] {alignment = 2 : i64} : memref<32xf8E4M3FN
+// ALIGN: memref.store %{{.*}}[%{{.*}}] {alignment = 4 : i64} : memref<4xf8E4M3FN
+// ALIGN-NEXT: memref.store %{{.*}}[%{{.*}}] {alignment = 1 : i64} : memref<4xf8E4M3FN
+// ALIGN-NEXT: memref.store %{{.*}}[%{{.*}}] {alignment = 2 : i64} : memref<4xf8E4M3FN
+// ALIGN-NEXT: memref.store %{{.*}}[%{{.*}}] {alignment = 1 : i64} : memref<4xf8E4M3FN
 func.func @amax(%x: memref<16x32xf32>, %acc: memref<i32>) {
   %q = memref.alloc() : memref<16x32xf8E4M3FN>
   linalg.generic {indexing_maps = [#id, #s, #id], iterator_types = ["reduction", "reduction"]}
@@ -55,8 +83,7 @@ func.func private @use(memref<32x16xf8E5M2>)
 // CHECK-LABEL: func.func @plain(
 // CHECK-NOT: linalg
 // CHECK: scf.parallel
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c4{{.*}} step %{{.*}} {
-// CHECK-COUNT-64: arith.truncf
+// CHECK-COUNT-128: arith.truncf
 // CHECK-NOT: linalg
 // CHECK: call @use
 func.func @plain(%x: memref<16x32xbf16>) {
@@ -221,12 +248,12 @@ func.func @unmarked(%x: memref<16x32xf32>, %w: memref<32x16xf8E4M3FN>, %c: memre
 
 // A [2, 16, 32] activation quantized, the GEMM's [32, 32] view of it
 // transposed: the cast's loops are collapsed like the view, then fused
-// (2 x 2 tiles of the view).
+// (1 column tile of 32 x 8 groups of 4 rows of the view).
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 func.func private @use(memref<32x32xf8E4M3FN>)
 // CHECK-LABEL: func.func @collapsed(
 // CHECK-NOT: linalg.transpose
-// CHECK: scf.parallel {{.*}} to (%c2{{.*}}, %c2{{.*}})
+// CHECK: scf.parallel {{.*}} to (%c1{{.*}}, %c8{{.*}})
 // CHECK-NOT: linalg.transpose
 // CHECK: call @use
 func.func @collapsed(%x: memref<2x16x32xf32>) {

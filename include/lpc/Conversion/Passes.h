@@ -66,9 +66,12 @@ void registerCPUCodegenPipeline();
 /// collapsed to one dimension, the serial rest as one-iteration loops
 /// (lpc-gpu-serial-kernels). Also
 /// run on the CPU by lpc-jit --gpu-loop-passes to check their semantics
-/// against the reference.
+/// against the reference. `baseAlign`: the alignment every buffer's start
+/// has (the CUDA runtime's 16; 0 on the CPU, where lpc-jit's buffers promise
+/// none), for lpc-fuse-cast-transposes to state on its accesses.
 std::string gpuLoopPassesPipeline(llvm::StringRef splitOptions = "",
-                                  llvm::StringRef scatterOptions = "");
+                                  llvm::StringRef scatterOptions = "",
+                                  int64_t baseAlign = 0);
 /// Registers `lpc-gpu-codegen{chip=sm_90}`: non-GEMM functions to PTX
 /// kernels (lib/Conversion/GPUPipeline.cpp; the start of the CUDA back end).
 void registerGPUCodegenPipeline();
@@ -88,6 +91,10 @@ constexpr unsigned kFirstFP8Chip = 89;
 /// (set by the embedding gradient's lowering; lpc-parallel-scatter).
 inline constexpr llvm::StringLiteral kIndependentColumnsAttr =
     "lpc.independent_columns";
+/// On an scf.parallel: each iteration already takes a tile shaped for wide
+/// accesses (lpc-fuse-cast-transposes), so lpc-widen-parallel-loops leaves
+/// it as it is.
+inline constexpr llvm::StringLiteral kTiledAttr = "lpc_tiled";
 
 } // namespace lpc
 } // namespace mlir

@@ -465,7 +465,9 @@ def LpcWidenParallelLoops : Pass<"lpc-widen-parallel-loops"> {
     so that accesses to neighbouring addresses sit next to each other for
     LLVM's load/store vectorizer. Moving later copies' loads above earlier
     copies' stores relies on the iterations of an scf.parallel being
-    independent.
+    independent. A loop marked `lpc_tiled` (lpc-fuse-cast-transposes:
+    its iterations already take tiles shaped for wide accesses) is left
+    alone.
   }];
   let options = [
     Option<"bytes", "bytes", "int64_t", "16",
@@ -497,19 +499,24 @@ def LpcFuseCastTransposes : Pass<"lpc-fuse-cast-transposes"> {
     buffer (a call marked `lpc_writes`, as lpc-gemm-to-calls marks its
     GEMMs, touches only what it lists and reads the rest): the cast (its
     loops first collapsed like the view, if it is one) becomes an
-    `scf.parallel` over (leading dimensions..., row tiles, column tiles),
-    the column tiles innermost. Each iteration runs an `scf.for` over the
-    tile's rows in groups of R = 4 bytes / the element size (4 for FP8):
-    each step loads its R x T source elements row by row, runs the cast's
-    body on each (in row-major order, the accumulators carried along from
-    their neutral elements), stores each written-once output row by row
-    and the transposed copy's T pieces of R consecutive elements; then the
-    iteration stores one partial per accumulator. (A whole tile unrolled,
-    T x T bodies, made LLVM's NVPTX pipeline take minutes per kernel.) A
-    `linalg.generic` reducing the partials ([leading..., row tiles, column
-    tiles]) into the original accumulators follows (for
-    `lpc-split-reductions` to split), then the partials' deallocation; the
-    transpose is erased and its buffer's allocation moved above the cast.
+    `scf.parallel` over (leading dimensions..., column tiles, row groups),
+    the row groups innermost (neighbouring GPU threads: neighbouring rows),
+    marked `lpc_tiled` (lpc-widen-parallel-loops leaves it alone). An
+    iteration takes R rows (R = 4 bytes / the element size: 4 for FP8) of
+    C columns (C = 2T, or T where the columns are no multiple of 2T), all
+    unrolled: it loads its R source rows, runs the cast's body on each
+    element (in row-major order, the accumulators carried along from their
+    neutral elements), stores each written-once output's R rows and the
+    transposed copy's C pieces of R consecutive elements (a warp's 32
+    threads write 32 x 4 consecutive bytes of a transposed row), then one
+    partial per accumulator. Each row it reads or writes is a 1-D
+    `memref.subview` (accesses at constant offsets from one pointer, which
+    LLVM's load/store vectorizer merges); with `base-align` each load and
+    store states its alignment. A `linalg.generic` reducing the partials
+    ([leading..., column tiles, row groups]) into the original accumulators
+    follows (for `lpc-split-reductions` to split), then the partials'
+    deallocation; the transpose is erased and its buffer's allocation moved
+    above the cast.
 
     Results equal the unfused lowering's bit for bit: the per-element
     computation is the body's, and the reductions may be reordered. A
@@ -518,8 +525,12 @@ def LpcFuseCastTransposes : Pass<"lpc-fuse-cast-transposes"> {
   }];
   let options = [
     Option<"bytes", "bytes", "int64_t", "16",
-           "bytes per tile row of the transposed tensor (T = bytes / its "
-           "element size; a power of two, at least 2)">
+           "bytes of T elements (T = bytes / the element size; a thread "
+           "takes 2T or T columns); a power of two, at least 2">,
+    Option<"baseAlign", "base-align", "int64_t", "0",
+           "the alignment in bytes every buffer's start is known to have "
+           "(the CUDA runtime's 16); the loads and stores then state their "
+           "alignment (0: they do not)">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",
