@@ -9,6 +9,7 @@
 #include "lpc/Runtime/CudaEstimate.h"
 
 #include "PtxScan.h"
+#include "PtxWarp.h"
 
 #include <algorithm>
 #include <cmath>
@@ -108,8 +109,9 @@ const CostConstants kConstants[3] = {
     // L2 -> SM sectors for scalar byte gathers 9 / 7 / 5.5 TB/s: ~ one
     //   32-byte sector per clock per L2 slice pair; an L1-side model (one
     //   128-byte line per clock per SM) gives the same order.
-    // Column stores (scalar stores of a transposed copy, each lane's in
-    //   its own 32-byte sector) 1.7 / 1.4 / 1.0 TB/s of sectors: fitted to
+    // Partial-sector stores (sectors a warp's stores touch but do not fill,
+    //   ptx::warpStores: the rows of a transposed copy when each lane writes
+    //   its own) 1.7 / 1.4 / 1.0 TB/s of sectors: fitted to
     //   the first H200 run (2026-12-04, lpc-run --profile-ops, cuBLASLt
     //   13.1, driver 580): the d_model-4096 block's FP8 cast-and-transpose
     //   kernels took 0.72-0.82 ms for 33.5 M such stores (1.3-1.5 TB/s),
@@ -210,11 +212,17 @@ struct PtxFacts {
   int byteLoads = 0;     // scalar 1-byte global loads (ld.global.u8 etc.)
   bool hasLoop = false;  // a backward branch
   int loopLoads = 0;     // most global loads between a loop's label and branch
-  // Column stores: scalar (<= 4-byte) global stores in a group of 4 or more
-  // off one base register whose offsets lie 128 bytes or more apart (the
-  // rows of a transposed copy: each lane writes its own sector). Those
-  // inside a loop run once per serial iteration.
-  int columnStores = 0, loopColumnStores = 0;
+  // Every global store: its line in the kernel body, whether it sits in a
+  // loop (runs once per serial iteration), and whether the scan alone takes
+  // it for a column store: a scalar (<= 4-byte) store in a group of 4 or
+  // more off one base register whose offsets lie 128 bytes or more apart
+  // (the rows of a transposed copy). What a warp's store touches comes from
+  // ptx::warpStores where it can tell; the scan's guess stands where not.
+  struct Store {
+    size_t line;
+    bool inLoop, column;
+  };
+  std::vector<Store> stores;
 };
 
 /// The body of `.entry name` (between its braces); empty if absent.
@@ -241,6 +249,36 @@ std::string_view entryBody(std::string_view ptx, std::string_view name) {
   return {};
 }
 
+/// Launch `l`'s kernel parameter values as cuLaunchKernel gets them
+/// (Executor.cpp), each view's buffer at a made-up base of its own: the
+/// warp analysis needs addresses relative to each other, not real ones.
+std::vector<uint64_t> sampleParams(const LaunchOp &l) {
+  std::vector<uint64_t> v;
+  for (const LaunchParam &p : l.params) {
+    switch (p.kind) {
+    case LaunchParam::Kind::View: {
+      // 2^36 bytes apart per buffer, spaces 2^60 apart: 256-byte aligned.
+      uint64_t base = (uint64_t(p.view.space) + 1) << 60 | (p.view.index & 0xffffff) << 36;
+      v.insert(v.end(), {base, base, uint64_t(p.view.offset)});
+      for (int64_t x : p.view.sizes)
+        v.push_back(uint64_t(x));
+      for (int64_t x : p.view.strides)
+        v.push_back(uint64_t(x));
+      break;
+    }
+    case LaunchParam::Kind::I64:
+    case LaunchParam::Kind::I32:
+      v.push_back(uint64_t(p.i));
+      break;
+    case LaunchParam::Kind::F32:
+    case LaunchParam::Kind::F64:
+      v.push_back(0); // not an index
+      break;
+    }
+  }
+  return v;
+}
+
 PtxFacts scanKernel(std::string_view body) {
   PtxFacts f;
   std::map<std::string, size_t> labels; // label -> line number
@@ -253,6 +291,7 @@ PtxFacts scanKernel(std::string_view body) {
     size_t line;
   };
   std::vector<Store> stores; // scalar global stores
+  std::vector<size_t> allStores; // lines of every global store
   size_t start = 0;
   while (start < body.size()) {
     size_t end = body.find('\n', start);
@@ -265,7 +304,11 @@ PtxFacts scanKernel(std::string_view body) {
     int load = 0;
     if (!line.empty() && line.back() == ':' && line.front() == '$') {
       labels[std::string(line.substr(0, line.size() - 1))] = lineNo;
-    } else if (line.rfind("st.global", 0) == 0) {
+    } else if (line.rfind("st.global", 0) == 0 || (line.rfind("@", 0) == 0 &&
+                                                          line.find(" st.global") != std::string_view::npos)) {
+      allStores.push_back(lineNo);
+      if (line.front() == '@')
+        line = line.substr(ptx::skipSpace(line, line.find(" st.global")));
       // "st.global.b32 [%rd179+-8192], %r975;": scalar, base and offset.
       size_t sp = line.find_first_of(" \t");
       std::string_view op = line.substr(0, sp);
@@ -316,6 +359,7 @@ PtxFacts scanKernel(std::string_view body) {
   std::map<std::string, std::vector<const Store *>> byBase;
   for (const Store &st : stores)
     byBase[st.base].push_back(&st);
+  std::vector<size_t> columns;
   for (const auto &[base, group] : byBase) {
     if (group.size() < 4)
       continue;
@@ -326,14 +370,16 @@ PtxFacts scanKernel(std::string_view body) {
     bool apart = true;
     for (size_t i = 1; i < offs.size(); ++i)
       apart = apart && offs[i] - offs[i - 1] >= 128;
-    if (!apart)
-      continue;
-    for (const Store *st : group) {
-      bool inLoop = false;
-      for (auto [from, to] : loops)
-        inLoop = inLoop || (st->line > from && st->line < to);
-      ++(inLoop ? f.loopColumnStores : f.columnStores);
-    }
+    if (apart)
+      for (const Store *st : group)
+        columns.push_back(st->line);
+  }
+  for (size_t at : allStores) {
+    bool inLoop = false;
+    for (auto [from, to] : loops)
+      inLoop = inLoop || (at > from && at < to);
+    f.stores.push_back(
+        {at, inLoop, std::find(columns.begin(), columns.end(), at) != columns.end()});
   }
   return f;
 }
@@ -542,11 +588,25 @@ FunctionEstimate estimateFunction(const ArtifactFunction &f, Scenario scenario) 
       // transposes gather bytes of 16 rows per thread).
       double sectors = double(px.byteLoads) * double(op.threads) * Machine::sectorBytes /
                        c.sectorBytesPerS;
-      // Column stores: a sector each (the FP8 transposed copies).
-      double perThread = double(px.columnStores) +
-                         double(px.loopColumnStores) * double(std::max<int64_t>(op.serialIters, 1));
-      double columns = perThread * double(op.threads) * Machine::sectorBytes /
-                       c.columnStoreBytesPerS;
+      // Partial-sector stores: each 32-byte sector a warp's store touches
+      // without filling it costs a sector (the FP8 transposed copies when
+      // each lane writes its own rows). Per thread, from the warp analysis;
+      // for a store it cannot resolve, one per lane if the scan takes it
+      // for a column store.
+      std::map<size_t, ptx::WarpStore> warp = ptx::warpStores(
+          entryBody(f.modules[l.module].ptx, l.kernel), sampleParams(l),
+          uint64_t(l.block.x) * l.block.y * l.block.z, uint64_t(op.threads));
+      double partialSectors = 0;
+      for (const PtxFacts::Store &st : px.stores) {
+        auto w = warp.find(st.line);
+        bool known = w != warp.end();
+        double lane = known ? double(w->second.partial) / w->second.lanes : st.column ? 1.0 : 0.0;
+        double runs = known && w->second.runs > 0 ? w->second.runs
+                      : st.inLoop                 ? double(std::max<int64_t>(op.serialIters, 1))
+                                                  : 1.0;
+        partialSectors += lane * runs * (known ? w->second.threads : double(op.threads));
+      }
+      double columns = partialSectors * Machine::sectorBytes / c.columnStoreBytesPerS;
       double t = std::max({dram, chain, sectors, columns});
       op.bound = t == columns && columns > 0   ? "col stores"
                  : t == sectors && sectors > 0 ? "L2 sectors"

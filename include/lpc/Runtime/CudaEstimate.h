@@ -20,7 +20,9 @@
 //   kernel  max(bytes read + written / DRAM bandwidth,
 //               its serial loop's latency chain,
 //               L2 sectors of its scalar byte loads (FP8 transposes),
-//               a sector per scalar column store (FP8 transposed copies))
+//               a sector per partial-sector store: a sector a warp's
+//               stores touch without filling it (found by running the
+//               kernel's index arithmetic per lane, PtxWarp.h))
 // with what a kernel reads and writes and its loop length from the
 // artifact's "access" / "serial_iters" (lpc-gpu-launch-info).
 //
@@ -57,8 +59,9 @@ struct CostConstants {
   double l2LatencyS;     // a dependent load that hits L2
   double dramLatencyS;   // a dependent load from DRAM under load
   double sectorBytesPerS; // L2 -> SM sectors, for scalar byte gathers
-  double columnStoreBytesPerS; // sectors of scalar column stores (FP8
-                               // transposed copies), fitted to an H200 run
+  double columnStoreBytesPerS; // sectors of partial-sector stores (the
+                               // FP8 transposed copies of each lane's own
+                               // rows), fitted to an H200 run
   // cuDNN fused attention (BF16/F16), achieved FLOP/s as cuDNN's benchmarks
   // count them (AttentionDesc::flops): forward and backward, without and
   // with the causal mask.
