@@ -574,10 +574,15 @@ int trainArtifact(const std::string &path, TrainOptions options,
                     commRank(), (unsigned long long)own, (unsigned long long)root);
       fail(msg);
     }
-    if (commAny(own != root))
-      return commRank() == 0 ? fail("the ranks were given different artifacts or settings "
-                                    "(see above); stopping before training")
-                             : 1;
+    if (commAny(own != root)) {
+      int rc = commRank() == 0 ? fail("the ranks were given different artifacts or settings "
+                                      "(see above); stopping before training")
+                               : 1;
+      // The ranks leave together: a rank that exits (non-zero) first can
+      // have mpirun end the others before rank 0 has said why.
+      commAny(false);
+      return rc;
+    }
   }
   // (A copy: the artifact moves to the device session below.)
   const ArtifactTraining t = *art->train;

@@ -951,6 +951,9 @@ int runMain(int argc, char **argv) {
       if (rank == 0)
         fail("the ranks built different train steps (see above); stopping "
              "before training");
+      // The ranks leave together: a rank that exits (non-zero) first can
+      // have mpirun end the others before rank 0 has said why.
+      rt::commAny(false);
       return 1;
     }
   }
