@@ -266,14 +266,6 @@ Problem checkCall(const CallInfo<In, Out> &call) {
 
 dnnl_engine_t engine(const char *entry) {
   static dnnl_engine_t eng = [entry] {
-    // No AMX: oneDNN 2.6's AMX bf16 matmul (brg:avx512_core_amx_bf16, what
-    // Debian 12's libdnnl picks on a host with AMX) gave wrong elements with
-    // two threads (10x30 x 30x60 -> bf16: 40 of 600 elements off, found by
-    // op-check-sweep.test on such a host; one thread, or AVX-512 BF16
-    // without AMX, gives the exact results). A user's ONEDNN_MAX_CPU_ISA
-    // wins. Must come before oneDNN generates any kernel.
-    if (!std::getenv("ONEDNN_MAX_CPU_ISA") && !std::getenv("DNNL_MAX_CPU_ISA"))
-      (void)dnnl_set_max_cpu_isa(dnnl_cpu_isa_avx512_core_bf16);
     dnnl_engine_t e = nullptr;
     if (dnnl_status_t s = dnnl_engine_create(&e, dnnl_cpu, 0))
       failDnnl(entry, "engine creation", s);
@@ -392,6 +384,58 @@ void logicalDesc(const Operand &op, bool trans, dnnl_dims_t dims,
   dims[2] = op.sizes[c], strides[2] = op.strides[c];
 }
 
+/// Whether oneDNN 2.6's AMX bf16 matmul (brg:avx512_core_amx_bf16, what
+/// Debian 12's libdnnl 2.6.3 picks on a host with AMX) computes a GEMM of
+/// this reduction length K and width N correctly. Outside these shapes its
+/// blocking goes wrong with more than one thread (found by op-check-sweep.test
+/// on a Sapphire Rapids host, mapped with a stand-alone sweep against an f64
+/// reference):
+///  - N in 49..63 and no multiple of 16: the low-parallelism heuristic tries
+///    an N block of N - 16 (no multiple of 16), and the threads' packed-B
+///    buffers overlap: (64 - N) columns of every row wrong;
+///  - K with a tail (K % 32 != 0, e.g. 63 with a transposed A): a K-tail
+///    kernel runs under another kernel's tile configuration, and the AMX
+///    unit raises SIGILL (tile shapes that do not match).
+/// With K a multiple of 32 and N of 16 every block is a standard AMX tile
+/// (34,000 random shapes, 1 to 56 threads, both layouts, f32 and bf16
+/// results: all exact; runtime/gemm/README.md). Other shapes take the next
+/// implementation oneDNN offers (AVX-512 BF16), which is exact.
+bool amxSafe(int64_t K, int64_t N) { return K % 32 == 0 && N % 16 == 0; }
+
+/// The first implementation oneDNN offers for `desc`, passing over AMX ones
+/// where `allowAmx` is false (dnnl_primitive_desc_create would take the
+/// first whatever it is).
+dnnl_status_t createMatmulDesc(dnnl_primitive_desc_t *pd,
+                               const dnnl_matmul_desc_t &desc,
+                               const_dnnl_primitive_attr_t attr,
+                               dnnl_engine_t eng, bool allowAmx) {
+  dnnl_primitive_desc_iterator_t it = nullptr;
+  if (dnnl_status_t s =
+          dnnl_primitive_desc_iterator_create(&it, &desc, attr, eng, nullptr))
+    return s;
+  dnnl_status_t s = dnnl_success;
+  for (;;) {
+    *pd = dnnl_primitive_desc_iterator_fetch(it);
+    if (!*pd) {
+      s = dnnl_runtime_error;
+      break;
+    }
+    const char *impl = nullptr;
+    if (allowAmx ||
+        dnnl_primitive_desc_query(*pd, dnnl_query_impl_info_str, 0, &impl) ||
+        !impl || !std::strstr(impl, "amx"))
+      break;
+    dnnl_primitive_desc_destroy(*pd);
+    *pd = nullptr;
+    if (dnnl_primitive_desc_iterator_next(it) != dnnl_success) {
+      s = dnnl_unimplemented;
+      break;
+    }
+  }
+  dnnl_primitive_desc_iterator_destroy(it);
+  return s;
+}
+
 const Primitive &getPrimitive(const char *entry, const Problem &p,
                               dnnl_data_type_t inType,
                               dnnl_data_type_t outType, int threads) {
@@ -443,8 +487,8 @@ const Primitive &getPrimitive(const char *entry, const Problem &p,
           attr, dnnl_scratchpad_mode_user))
     failDnnl(entry, "scratchpad mode", s);
   dnnl_primitive_desc_t pd = nullptr;
-  dnnl_status_t s =
-      dnnl_primitive_desc_create(&pd, &desc, attr, engine(entry), nullptr);
+  dnnl_status_t s = createMatmulDesc(&pd, desc, attr, engine(entry),
+                                     amxSafe(aDims[2], bDims[2]));
   dnnl_primitive_attr_destroy(attr);
   if (s) {
     // Name the problem: which shapes and strides oneDNN refused.

@@ -727,6 +727,22 @@ void testBf16Out() {
                    flags % 3 == 0);
 }
 
+/// Around the shapes where oneDNN 2.6.3's AMX bf16 matmul goes wrong with
+/// more than one thread (N in 49..63 and no multiple of 16; K with a tail),
+/// which Gemm.cpp gives to the AVX-512 BF16 kernel instead, and the standard
+/// shapes on either side that keep AMX. On a host without AMX these are
+/// more shapes for the same kernels.
+void testAmxEdges() {
+  for (int64_t N : {48, 49, 52, 56, 60, 63, 64, 69, 80})
+    for (int64_t K : {32, 63, 64, 96})
+      for (int64_t M : {1, 15, 32, 64})
+        for (int flags = 0; flags < 8; ++flags) {
+          const bool tA = flags & 1, tB = flags & 2, bc = flags & 4;
+          checkKind(Kind::BF16, bc ? 2 : 1, M, N, K, tA, tB, bc, flags % 3);
+          checkBf16Out(1, M, N, K, tA, tB, false, flags % 3 == 0);
+        }
+}
+
 void testSymbols() {
   size_t n = 0;
   const lpc::rt::GemmSymbol *syms = lpc::rt::gemmSymbols(&n);
@@ -793,6 +809,7 @@ int main() {
   testFP8Scaled();
   testBias();
   testBf16Out();
+  testAmxEdges();
   testEmpty();
   testAllHalfPatterns();
   testThreads();
