@@ -386,20 +386,21 @@ void logicalDesc(const Operand &op, bool trans, dnnl_dims_t dims,
 
 /// Whether oneDNN 2.6's AMX bf16 matmul (brg:avx512_core_amx_bf16, what
 /// Debian 12's libdnnl 2.6.3 picks on a host with AMX) computes a GEMM of
-/// this reduction length K and width N correctly. Outside these shapes its
-/// blocking goes wrong with more than one thread (found by op-check-sweep.test
-/// on a Sapphire Rapids host, mapped with a stand-alone sweep against an f64
+/// this reduction length K and width N correctly. Outside these shapes it
+/// does not (found by op-check-sweep.test on a Sapphire Rapids host, then
+/// mapped with a stand-alone sweep of random shapes against an f64
 /// reference):
-///  - N in 49..63 and no multiple of 16: the low-parallelism heuristic tries
-///    an N block of N - 16 (no multiple of 16), and the threads' packed-B
-///    buffers overlap: (64 - N) columns of every row wrong;
-///  - K with a tail (K % 32 != 0, e.g. 63 with a transposed A): a K-tail
-///    kernel runs under another kernel's tile configuration, and the AMX
-///    unit raises SIGILL (tile shapes that do not match).
-/// With K a multiple of 32 and N of 16 every block is a standard AMX tile
-/// (34,000 random shapes, 1 to 56 threads, both layouts, f32 and bf16
-/// results: all exact; runtime/gemm/README.md). Other shapes take the next
-/// implementation oneDNN offers (AVX-512 BF16), which is exact.
+///  - N in 49..63 and no multiple of 16, with more than one thread: the
+///    low-parallelism heuristic tries an N block of N - 16 (no multiple of
+///    16) and the threads' packed-B buffers overlap: (64 - N) columns of
+///    every row wrong;
+///  - K with a tail (K % 32 != 0; seen with K = 63, even on one thread): a
+///    kernel runs under a tile configuration of other shapes, which gives
+///    wrong elements or SIGILL (the AMX unit refuses mismatched tiles).
+/// With K a multiple of 32 and N of 16, 18,400 random shapes (M up to 2100,
+/// K up to 2624, batches, broadcast B, every transpose, f32 and bf16
+/// results, 1 to 56 threads) were all exact. Other shapes take the next
+/// implementation oneDNN offers (AVX-512 BF16), exact in every sweep.
 bool amxSafe(int64_t K, int64_t N) { return K % 32 == 0 && N % 16 == 0; }
 
 /// The first implementation oneDNN offers for `desc`, passing over AMX ones
