@@ -18,6 +18,10 @@
 
 using namespace mlir;
 
+// Fewest elements a partial of a split full reduction reduces on the host
+// (a thread's chunk is at least one).
+static constexpr int64_t kCPUSplitMinWork = 4096;
+
 // Shared with the GPU pipeline (GPUPipeline.cpp).
 static const char *kToBuffers =
     "canonicalize,cse,lpc-fuse-elementwise{multi-use=true},canonicalize,cse,"
@@ -89,6 +93,14 @@ void mlir::lpc::buildCPUCodegenPipeline(OpPassManager &pm, bool profile,
                            /*gpuLoops=*/gpuLoopPasses) +
       (gpuLoopPasses ? ",lpc-gemm-to-calls{fp8=true device-operands=true}"
                      : ",lpc-gemm-to-calls");
+  // With threads: full reductions whose result the order cannot change (an
+  // amax, FP8 saturation/underflow counts) as partials over contiguous runs
+  // in parallel, then one small combine; otherwise each is one thread's
+  // loop over the whole tensor. Float sums keep their order.
+  if (parallelMinWork > 0 && !gpuLoopPasses)
+    pipeline += ",func.func(lpc-split-reductions{contiguous=true exact=true "
+                "row-parts=1 min-parts=2 max-parts=256 min-work=" +
+                std::to_string(kCPUSplitMinWork) + "})";
   if (profile)
     pipeline += ",lpc-profile-marks";
   pipeline += ",";

@@ -25,11 +25,12 @@ int64_t transposeTile(linalg::TransposeOp op, int64_t bytes);
 
 /// The op that output `out` of `g` accumulates with, when the order of the
 /// accumulation does not matter (max/min, integer add/or/and/xor, an addf
-/// with reassoc): it alone reads the accumulator, with one other operand,
+/// with reassoc, unless `exact`: then only combiners whose result the order
+/// cannot change): it alone reads the accumulator, with one other operand,
 /// and the body yields its result for `out`. Sets `neutral` to its neutral
 /// element (MLIR's). Null otherwise. (SplitReductions.cpp)
 Operation *accumulatorCombiner(linalg::GenericOp g, OpOperand &out,
-                               TypedAttr &neutral);
+                               TypedAttr &neutral, bool exact = false);
 
 /// At `b`: one full reduction of the partial results `partials` (buffers of
 /// one shape, all dimensions reduced) into the 0-d `outs`, each with a clone

@@ -51,11 +51,11 @@ namespace lpc {
 using namespace mlir;
 
 /// The neutral element of `combiner` (MLIR's), or null if the order in which
-/// it combines may matter.
-static TypedAttr reorderableNeutral(Operation *combiner) {
+/// it combines may matter (with `exact`: may change the result at all).
+static TypedAttr reorderableNeutral(Operation *combiner, bool exact) {
   if (auto add = dyn_cast<arith::AddFOp>(combiner);
-      add && !arith::bitEnumContainsAll(add.getFastmath(),
-                                        arith::FastMathFlags::reassoc))
+      add && (exact || !arith::bitEnumContainsAll(
+                           add.getFastmath(), arith::FastMathFlags::reassoc)))
     return {};
   if (!isa<arith::AddFOp, arith::MaximumFOp, arith::MaxNumFOp,
            arith::MinimumFOp, arith::MinNumFOp, arith::AddIOp, arith::OrIOp,
@@ -66,7 +66,7 @@ static TypedAttr reorderableNeutral(Operation *combiner) {
 }
 
 Operation *mlir::lpc::accumulatorCombiner(linalg::GenericOp g, OpOperand &out,
-                                          TypedAttr &neutral) {
+                                          TypedAttr &neutral, bool exact) {
   Block &body = g.getRegion().front();
   BlockArgument acc = g.getMatchingBlockArgument(&out);
   Value yielded = body.getTerminator()->getOperand(out.getOperandNumber() -
@@ -76,7 +76,7 @@ Operation *mlir::lpc::accumulatorCombiner(linalg::GenericOp g, OpOperand &out,
       *acc.getUsers().begin() != combiner ||
       combiner->getNumOperands() != 2 || !yielded.hasOneUse())
     return nullptr;
-  neutral = reorderableNeutral(combiner);
+  neutral = reorderableNeutral(combiner, exact);
   return neutral ? combiner : nullptr;
 }
 
@@ -137,9 +137,9 @@ struct LpcSplitReductionsPass
   /// Each output's combiner and its neutral element (null for a write-once
   /// output); false if an output is neither write-once nor a recognised,
   /// reorderable combination of its accumulator.
-  static bool combinersOf(linalg::GenericOp g,
-                          SmallVectorImpl<Operation *> &combiners,
-                          SmallVectorImpl<TypedAttr> &neutrals) {
+  bool combinersOf(linalg::GenericOp g,
+                   SmallVectorImpl<Operation *> &combiners,
+                   SmallVectorImpl<TypedAttr> &neutrals) {
     bool anyCombiner = false;
     for (OpOperand &out : g.getDpsInitsMutable()) {
       auto mt = dyn_cast<MemRefType>(out.get().getType());
@@ -151,7 +151,7 @@ struct LpcSplitReductionsPass
         continue;
       }
       TypedAttr nt;
-      Operation *combiner = lpc::accumulatorCombiner(g, out, nt);
+      Operation *combiner = lpc::accumulatorCombiner(g, out, nt, exact);
       if (!combiner)
         return false;
       combiners.push_back(combiner);
@@ -293,6 +293,9 @@ struct LpcSplitReductionsPass
       return;
     const unsigned s = pl->dim, pPos = pl->pPos;
     const int64_t parts = pl->parts, n = ranges[s];
+    // d_s = p * (n / P) + k (contiguous runs, full reductions only) or
+    // k * P + p.
+    const bool runs = contiguous && full;
 
     MLIRContext *ctx = &getContext();
     Location loc = g.getLoc();
@@ -328,8 +331,8 @@ struct LpcSplitReductionsPass
           if (pos >= 0 || e != getAffineDimExpr(s, ctx))
             return; // d_s in a compound expression or twice
           pos = static_cast<int>(j);
-          results.push_back(kExpr);
-          results.push_back(pExpr);
+          results.push_back(runs ? pExpr : kExpr);
+          results.push_back(runs ? kExpr : pExpr);
         } else {
           results.push_back(e.replaceDims(repl));
         }
@@ -341,7 +344,10 @@ struct LpcSplitReductionsPass
       }
       SmallVector<int64_t> shape(mt.getShape());
       shape.erase(shape.begin() + pos);
-      shape.insert(shape.begin() + pos, {n / parts, parts});
+      if (runs)
+        shape.insert(shape.begin() + pos, {parts, n / parts});
+      else
+        shape.insert(shape.begin() + pos, {n / parts, parts});
       SmallVector<ReassociationIndices> groups;
       for (int64_t j = 0, r = 0; j < mt.getRank(); ++j) {
         if (j == pos)
@@ -412,10 +418,12 @@ struct LpcSplitReductionsPass
       if (d == s) {
         Value p = linalg::IndexOp::create(ib, idx.getLoc(), pPos);
         Value k = linalg::IndexOp::create(ib, idx.getLoc(), newDim(s));
-        Value kp = arith::MulIOp::create(
-            ib, idx.getLoc(), k,
-            arith::ConstantIndexOp::create(ib, idx.getLoc(), parts));
-        v = arith::AddIOp::create(ib, idx.getLoc(), kp, p);
+        // k * P + p, or p * (n / P) + k.
+        Value scaled = arith::MulIOp::create(
+            ib, idx.getLoc(), runs ? p : k,
+            arith::ConstantIndexOp::create(ib, idx.getLoc(),
+                                           runs ? n / parts : parts));
+        v = arith::AddIOp::create(ib, idx.getLoc(), scaled, runs ? k : p);
       } else {
         v = linalg::IndexOp::create(ib, idx.getLoc(), newDim(d));
       }
@@ -424,8 +432,19 @@ struct LpcSplitReductionsPass
     }
     // No fill of the partials (on the GPU, a kernel per split): each
     // partial starts from the combiner's neutral element in its first
-    // iteration (every reduction index 0), whatever the buffer held.
-    {
+    // iteration (every reduction index 0), whatever the buffer held. On the
+    // host (contiguous runs) a fill before the loop instead: the select in
+    // every iteration would keep LLVM from seeing a reduction to vectorize.
+    if (runs) {
+      OpBuilder fb(partial);
+      for (auto [buf, nt] : llvm::zip(partials, llvm::make_filter_range(
+                                                    neutrals, [](TypedAttr a) {
+                                                      return bool(a);
+                                                    })))
+        linalg::FillOp::create(fb, loc,
+                               ValueRange{arith::ConstantOp::create(fb, loc, nt)},
+                               ValueRange{buf});
+    } else {
       OpBuilder ib = OpBuilder::atBlockBegin(&nb);
       Value first;
       for (auto [d, it] : llvm::enumerate(iters)) {

@@ -860,7 +860,8 @@ def LpcMergeIndependentKernels
 
 def LpcSplitReductions : Pass<"lpc-split-reductions"> {
   let summary = "Splits bufferized reductions into parallel partial "
-                "reductions and a small final one (two-level, for the GPU)";
+                "reductions and a small final one (two-level: the GPU, and "
+                "the host's full reductions)";
   let description = [{
     One reduction dimension d_s of a linalg.generic is split as k * P + p:
     a generic parallel over p (and the output's dimensions) computes P
@@ -885,6 +886,14 @@ def LpcSplitReductions : Pass<"lpc-split-reductions"> {
     partials start from its neutral element (selected in their first iteration, so
     their buffer needs no fill). Sums change their order (they
     were marked reassociable); max/min and integer results are exact.
+
+    The host's pipeline (threads on) runs it with `contiguous`, `exact`
+    and `row-parts=1`: only full reductions whose result does not depend
+    on the order (an amax, FP8 saturation/underflow counts; no float sum,
+    so that a loss or a norm keeps its summation order), split as
+    d_s = p * (n / P) + k, so that each partial reads one contiguous run
+    (a thread's chunk, which LLVM vectorizes) instead of every P-th
+    element.
   }];
   let options = [
     Option<"maxParts", "max-parts", "int64_t", "1024",
@@ -902,7 +911,14 @@ def LpcSplitReductions : Pass<"lpc-split-reductions"> {
            "dimensions (32: a warp per row)">,
     Option<"minRow", "min-row", "int64_t", "256",
            "reductions with parallel dimensions over fewer elements than "
-           "this: not split">
+           "this: not split">,
+    Option<"contiguous", "contiguous", "bool", "false",
+           "a full reduction's partial p reduces elements p * n/P to "
+           "(p + 1) * n/P - 1 (a CPU thread's run) instead of p, p + P, ... "
+           "(a GPU warp's neighbours)">,
+    Option<"exact", "exact", "bool", "false",
+           "only outputs whose result does not depend on the order "
+           "(max/min, integer ops): no float sums, even reassociable ones">
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
