@@ -1,6 +1,8 @@
 //===- SplitReductions.cpp - --lpc-split-reductions -----------------------===//
 //
-// Two-level reductions for the GPU. A bufferized linalg.generic with only
+// Two-level reductions for the GPU (and, with `contiguous` and `exact`, for
+// the host's threads: see the end of this comment). A bufferized
+// linalg.generic with only
 // reduction dimensions (a loss, an amax, a gradient norm) reduces into 0-d
 // buffers, which would be one thread's loop; one with parallel dimensions
 // (softmax and layernorm rows, a bias gradient's columns) would be a thread
@@ -26,6 +28,11 @@
 // and/or/add): the partials start from its neutral element (selected in
 // their first iteration: no fill of the partials' buffer) and the
 // original output's initial value is combined in once, at the end.
+//
+// The host pipeline splits only full reductions whose result the order
+// cannot change (`exact`: no float sums) as d = p * (n / P) + k
+// (`contiguous`): each partial is one contiguous run, a thread's chunk for
+// the runtime's pool, and its buffer is filled before the loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -433,8 +440,8 @@ struct LpcSplitReductionsPass
     // No fill of the partials (on the GPU, a kernel per split): each
     // partial starts from the combiner's neutral element in its first
     // iteration (every reduction index 0), whatever the buffer held. On the
-    // host (contiguous runs) a fill before the loop instead: the select in
-    // every iteration would keep LLVM from seeing a reduction to vectorize.
+    // host (contiguous runs) a fill of the P partials before the loop
+    // instead, which keeps a compare and a select out of every iteration.
     if (runs) {
       OpBuilder fb(partial);
       for (auto [buf, nt] : llvm::zip(partials, llvm::make_filter_range(
