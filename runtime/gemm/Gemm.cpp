@@ -390,13 +390,12 @@ void logicalDesc(const Operand &op, bool trans, dnnl_dims_t dims,
 /// does not (found by op-check-sweep.test on a Sapphire Rapids host, then
 /// mapped with a stand-alone sweep of random shapes against an f64
 /// reference):
-///  - N in 49..63 and no multiple of 16, with more than one thread: the
-///    low-parallelism heuristic tries an N block of N - 16 (no multiple of
-///    16) and the threads' packed-B buffers overlap: (64 - N) columns of
-///    every row wrong;
-///  - K with a tail (K % 32 != 0; seen with K = 63, even on one thread): a
-///    kernel runs under a tile configuration of other shapes, which gives
-///    wrong elements or SIGILL (the AMX unit refuses mismatched tiles).
+///  - N in 49..63 and no multiple of 16, with more than one thread: (64 - N)
+///    columns of every row wrong (2.6.3's low-parallelism heuristic can
+///    pick an N block of N - 16 there, no multiple of 16);
+///  - K with a tail (K % 32 != 0; seen with K = 63, even on one thread):
+///    wrong elements or SIGILL (the AMX unit refuses mismatched tiles;
+///    likely a kernel run under another shape's tile configuration).
 /// With K a multiple of 32 and N of 16, 18,400 random shapes (M up to 2100,
 /// K up to 2624, batches, broadcast B, every transpose, f32 and bf16
 /// results, 1 to 56 threads) were all exact. Other shapes take the next
