@@ -1,10 +1,16 @@
 //===- Formats.cpp - element types and exact rounding ---------------------===//
 //
-// Every conversion goes through llvm::APFloat, whose conversions are exact
+// llvm::APFloat defines every conversion: its conversions are exact
 // IEEE-754 round-to-nearest-even for every format lpc uses (including the
 // OCP FP8 formats, whose special values APFloat models: f8E4M3FN has NaN but
-// no inf, f8E5M2 is IEEE-like). test/Reference/check_formats.py compares the
-// results bit for bit with ml_dtypes.
+// no inf, f8E5M2 is IEEE-like). Finite values take a fast path with the same
+// results (APFloat was most of the time of lpc-jit's harness and of the
+// evaluator's low-precision ops): a double is rounded to p significant bits
+// by scaling it by a power of two (exact), rounding to an integer
+// (nearbyint: to nearest even) and scaling back; bit patterns are encoded
+// and decoded from the format's fields. Non-finite values go to APFloat.
+// test/Reference/check_formats.py compares the results bit for bit with
+// ml_dtypes, and lpc-formats-test compares the fast path with APFloat.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +23,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::lpc::ref;
@@ -140,20 +148,107 @@ static double toDouble(llvm::APFloat f) {
   return f.convertToDouble();
 }
 
-double mlir::lpc::ref::maxFinite(DType t) {
-  return toDouble(llvm::APFloat::getLargest(semanticsOf(t)));
+namespace {
+/// The fields of a float format, for the fast path.
+struct FloatFormat {
+  int precision; // significand bits, the implicit one included
+  int minExp;    // exponent of the smallest normal
+  int bias;
+  int bits;      // storage width
+  double max;    // largest finite value
+};
+
+FloatFormat formatOf(DType t) {
+  switch (t) {
+  case DType::f32:
+    return {24, -126, 127, 32, 0x1.fffffep127};
+  case DType::f16:
+    return {11, -14, 15, 16, 65504.0};
+  case DType::bf16:
+    return {8, -126, 127, 16, 0x1.fep127};
+  case DType::f8e4m3:
+    return {4, -6, 7, 8, 448.0};
+  case DType::f8e5m2:
+    return {3, -14, 15, 8, 57344.0};
+  default:
+    llvm_unreachable("not a float DType");
+  }
 }
 
+/// 2^e, for -1022 <= e <= 1023 (exact, no libm call).
+double pow2(int e) {
+  const uint64_t bits = static_cast<uint64_t>(e + 1023) << 52;
+  double x;
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
+}
+
+/// floor(log2(|v|)) of a finite nonzero double.
+int exponentOf(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  const int field = static_cast<int>((bits >> 52) & 0x7ff);
+  return field ? field - 1023 : std::ilogb(v); // ilogb: subnormal doubles
+}
+
+/// Finite v rounded to nearest even in `f`'s precision and exponent range,
+/// without the upper limit (the caller checks overflow). q is the exponent
+/// of the last bit kept: precision - 1 below v's leading bit, and no lower
+/// than the format's subnormal spacing. Scaling by 2^-q is exact (q is
+/// within [-149, 1001]); |v| 2^-q < 2^precision <= 2^24, which adding and
+/// subtracting 2^52 rounds to an integer, to nearest even (the default
+/// rounding mode, no -ffast-math here); scaling back is exact.
+double roundFinite(double v, const FloatFormat &f) {
+  if (v == 0.0)
+    return v;
+  const int q = std::max(exponentOf(v), f.minExp) - (f.precision - 1);
+  const double scaled = std::fabs(v) * pow2(-q);
+  const double rounded = (scaled + 0x1p52) - 0x1p52;
+  return std::copysign(rounded * pow2(q), v);
+}
+
+/// The bit pattern of a value of `f` (finite, |x| <= f.max).
+uint64_t encodeFinite(double x, const FloatFormat &f) {
+  const uint64_t sign = std::signbit(x) ? uint64_t(1) << (f.bits - 1) : 0;
+  const double a = std::fabs(x);
+  if (a == 0.0)
+    return sign;
+  const int mantBits = f.precision - 1;
+  const int e = exponentOf(a);
+  if (e < f.minExp) // subnormal: a in units of the subnormal spacing
+    return sign | static_cast<uint64_t>(a * pow2(mantBits - f.minExp));
+  const uint64_t mant = static_cast<uint64_t>(a * pow2(mantBits - e)) -
+                        (uint64_t(1) << mantBits);
+  return sign | uint64_t(e + f.bias) << mantBits | mant;
+}
+
+/// The value of a finite pattern (f8E4M3FN's top binade, exponent field all
+/// ones, is finite and decodes as any other).
+double decodeFinite(uint64_t bits, const FloatFormat &f) {
+  const int mantBits = f.precision - 1;
+  const uint64_t mant = bits & ((uint64_t(1) << mantBits) - 1);
+  const int expField = static_cast<int>((bits >> mantBits) &
+                                        ((uint64_t(1) << (f.bits - 1 - mantBits)) - 1));
+  const double mag =
+      expField == 0
+          ? static_cast<double>(mant) * pow2(f.minExp - mantBits)
+          : static_cast<double>(mant | uint64_t(1) << mantBits) *
+                pow2(expField - f.bias - mantBits);
+  return (bits >> (f.bits - 1)) & 1 ? -mag : mag;
+}
+} // namespace
+
+double mlir::lpc::ref::maxFinite(DType t) { return formatOf(t).max; }
+
 double mlir::lpc::ref::spacing(double v, DType t) {
-  const llvm::fltSemantics &sem = semanticsOf(t);
-  int minExp = llvm::APFloat::semanticsMinExponent(sem);
-  int precision = static_cast<int>(llvm::APFloat::semanticsPrecision(sem));
-  int e = v != 0 && std::isfinite(v) ? std::ilogb(v) : minExp;
-  return std::ldexp(1.0, std::max(e, minExp) - (precision - 1));
+  const FloatFormat f = formatOf(t);
+  int e = v != 0 && std::isfinite(v) ? std::ilogb(v) : f.minExp;
+  return std::ldexp(1.0, std::max(e, f.minExp) - (f.precision - 1));
 }
 
 /// `v` in the float format `t`, rounded to nearest even, with saturation as
-/// documented at roundToFormat.
+/// documented at roundToFormat (APFloat: the definition, and the path of
+/// non-finite values).
 static llvm::APFloat convertFloat(double v, DType t, bool saturate) {
   const llvm::fltSemantics &sem = semanticsOf(t);
   llvm::APFloat f(v);
@@ -176,8 +271,22 @@ double mlir::lpc::ref::roundToFormat(double v, DType t, bool saturate) {
   case DType::i64:
     return std::nearbyint(v);
   default:
-    return toDouble(convertFloat(v, t, saturate));
+    break;
   }
+  if (std::isfinite(v)) {
+    const FloatFormat f = formatOf(t);
+    const double r = roundFinite(v, f);
+    if (std::fabs(r) <= f.max)
+      return r;
+    if (saturate)
+      return std::copysign(f.max, v);
+    // Overflow: inf, or NaN in f8E4M3FN (no inf); either with v's sign.
+    return std::copysign(t == DType::f8e4m3
+                             ? std::numeric_limits<double>::quiet_NaN()
+                             : HUGE_VAL,
+                         v);
+  }
+  return toDouble(convertFloat(v, t, saturate));
 }
 
 uint64_t mlir::lpc::ref::toBits(double v, DType t, bool saturate) {
@@ -186,6 +295,12 @@ uint64_t mlir::lpc::ref::toBits(double v, DType t, bool saturate) {
         static_cast<int64_t>(roundToFormat(v, t, saturate)));
     unsigned w = bitWidth(t);
     return w == 64 ? bits : bits & ((uint64_t(1) << w) - 1);
+  }
+  if (std::isfinite(v)) {
+    const FloatFormat f = formatOf(t);
+    const double r = roundToFormat(v, t, saturate);
+    if (std::isfinite(r))
+      return encodeFinite(r, f);
   }
   return convertFloat(v, t, saturate).bitcastToAPInt().getZExtValue();
 }
@@ -197,7 +312,17 @@ double mlir::lpc::ref::fromBits(uint64_t bits, DType t) {
     return t == DType::i1 ? static_cast<double>(value.getZExtValue())
                           : static_cast<double>(value.getSExtValue());
   }
-  llvm::APInt value(w, bits & (w == 64 ? ~uint64_t(0)
-                                       : (uint64_t(1) << w) - 1));
+  bits &= (uint64_t(1) << w) - 1;
+  const FloatFormat f = formatOf(t);
+  const int mantBits = f.precision - 1;
+  const uint64_t expField = (bits >> mantBits) & ((uint64_t(1) << (w - 1 - mantBits)) - 1);
+  const uint64_t expOnes = (uint64_t(1) << (w - 1 - mantBits)) - 1;
+  // f8E4M3FN: only S.1111.111 is special (NaN); the other formats: an
+  // exponent field of all ones (inf, NaN).
+  const bool special = t == DType::f8e4m3 ? (bits & 0x7f) == 0x7f
+                                          : expField == expOnes;
+  if (!special)
+    return decodeFinite(bits, f);
+  llvm::APInt value(w, bits);
   return toDouble(llvm::APFloat(semanticsOf(t), value));
 }
