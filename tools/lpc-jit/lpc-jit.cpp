@@ -313,6 +313,25 @@ int main(int argc, char **argv) {
   const auto &argSlots = code.args();
   const auto &resSlots = code.results();
   std::vector<std::vector<uint8_t>> in(nArgs), out(nRes);
+  // The argument each state result replaces at the next step (-1: none).
+  std::vector<int> nextArg(nRes, -1);
+  for (unsigned r = 0; r < nRes; ++r) {
+    auto st = step.getResultAttrOfType<StringAttr>(r, "lpc.state");
+    if (!st)
+      continue;
+    auto nm = step.getResultAttrOfType<StringAttr>(r, "lpc.name");
+    for (unsigned i = 0; i < nArgs; ++i) {
+      auto ast = step.getArgAttrOfType<StringAttr>(i, "lpc.state");
+      auto anm = step.getArgAttrOfType<StringAttr>(i, "lpc.name");
+      if (ast && ast == st && anm == nm)
+        nextArg[r] = static_cast<int>(i);
+    }
+  }
+  // Without the reference (no --check, no --op-check), the state stays in
+  // the step's byte buffers from step to step, as in lpc-run: converting
+  // every parameter and moment to doubles and back took several times the
+  // step itself. Only the other results (the metrics) are converted.
+  const bool bytesOnly = !checker && !check;
   bool ok = true;
   for (unsigned s = 0; s < steps; ++s) {
     std::vector<ref::Tensor> results;
@@ -332,8 +351,10 @@ int main(int argc, char **argv) {
       std::vector<const void *> argPtrs;
       std::vector<void *> resPtrs;
       for (unsigned i = 0; i < nArgs; ++i) {
-        in[i].assign(argSlots[i].byteSize() + 1, 0);
-        cpu::packTensor(args[i], in[i].data());
+        if (!bytesOnly || s == 0) {
+          in[i].assign(argSlots[i].byteSize() + 1, 0);
+          cpu::packTensor(args[i], in[i].data());
+        }
         argPtrs.push_back(in[i].data());
       }
       for (unsigned r = 0; r < nRes; ++r) {
@@ -349,8 +370,15 @@ int main(int argc, char **argv) {
       // the step's own buffers).
       secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - r0)
                  .count();
-      for (unsigned r = 0; r < nRes; ++r)
+      for (unsigned r = 0; r < nRes; ++r) {
+        if (bytesOnly && nextArg[r] >= 0) {
+          // The next step's argument; an empty tensor stands for it here.
+          std::swap(in[nextArg[r]], out[r]);
+          results.emplace_back();
+          continue;
+        }
         results.push_back(cpu::unpackTensor(resSlots[r], out[r].data()));
+      }
     }
     double loss = 0;
     for (unsigned r = 0; r < nRes; ++r)
@@ -434,18 +462,10 @@ int main(int argc, char **argv) {
       }
     }
     // Thread the state: result (state, name) replaces the argument.
-    for (unsigned r = 0; r < nRes; ++r) {
-      auto st = step.getResultAttrOfType<StringAttr>(r, "lpc.state");
-      if (!st)
-        continue;
-      auto nm = step.getResultAttrOfType<StringAttr>(r, "lpc.name");
-      for (unsigned i = 0; i < nArgs; ++i) {
-        auto ast = step.getArgAttrOfType<StringAttr>(i, "lpc.state");
-        auto anm = step.getArgAttrOfType<StringAttr>(i, "lpc.name");
-        if (ast && ast == st && anm == nm)
-          args[i] = results[r];
-      }
-    }
+    if (!bytesOnly)
+      for (unsigned r = 0; r < nRes; ++r)
+        if (nextArg[r] >= 0)
+          args[nextArg[r]] = results[r];
   }
   if (profileTop > 0)
     printProfile(code.profile(), profileTop);
