@@ -19,11 +19,11 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/APInt.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 using namespace mlir;
@@ -124,7 +124,7 @@ unsigned mlir::lpc::ref::bitWidth(DType t) {
   llvm_unreachable("unknown DType");
 }
 
-static const llvm::fltSemantics &semanticsOf(DType t) {
+const llvm::fltSemantics &mlir::lpc::ref::semanticsOf(DType t) {
   switch (t) {
   case DType::f32:
     return llvm::APFloat::IEEEsingle();
@@ -177,17 +177,13 @@ FloatFormat formatOf(DType t) {
 
 /// 2^e, for -1022 <= e <= 1023 (exact, no libm call).
 double pow2(int e) {
-  const uint64_t bits = static_cast<uint64_t>(e + 1023) << 52;
-  double x;
-  std::memcpy(&x, &bits, sizeof x);
-  return x;
+  return llvm::bit_cast<double>(static_cast<uint64_t>(e + 1023) << 52);
 }
 
 /// floor(log2(|v|)) of a finite nonzero double.
 int exponentOf(double v) {
-  uint64_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  const int field = static_cast<int>((bits >> 52) & 0x7ff);
+  const int field =
+      static_cast<int>((llvm::bit_cast<uint64_t>(v) >> 52) & 0x7ff);
   return field ? field - 1023 : std::ilogb(v); // ilogb: subnormal doubles
 }
 

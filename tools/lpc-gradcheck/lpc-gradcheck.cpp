@@ -182,7 +182,7 @@ int checkGradients(ModuleOp module, func::FuncOp fwd) {
   auto adj = runAutodiff(module, fwd.getSymName(), "optimizer=none");
   if (failed(adj))
     return 1;
-  auto cleanup = llvm::make_scope_exit([&] { (*adj)->erase(); });
+  llvm::scope_exit cleanup([&] { (*adj)->erase(); });
   auto gradFn = (*adj).lookupSymbol<func::FuncOp>(
       (fwd.getSymName() + "_grad").str());
   auto fwdClone = (*adj).lookupSymbol<func::FuncOp>(fwd.getSymName());
@@ -281,7 +281,7 @@ int runTrajectory(ModuleOp module, func::FuncOp fwd) {
       runAutodiff(module, fwd.getSymName(), autodiffOptions, extraPipeline);
   if (failed(adj))
     return 1;
-  auto cleanup = llvm::make_scope_exit([&] { (*adj)->erase(); });
+  llvm::scope_exit cleanup([&] { (*adj)->erase(); });
   auto stepFn = (*adj).lookupSymbol<func::FuncOp>(
       (fwd.getSymName() + "_train_step").str());
   if (!stepFn) {

@@ -36,6 +36,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/LogicalResult.h"
@@ -70,6 +71,9 @@ bool isFloat(DType t);
 unsigned bitWidth(DType t);
 /// Largest finite value of a float format (448 for f8E4M3FN).
 double maxFinite(DType t);
+/// APFloat's semantics of a float format (the definition of the conversions
+/// below).
+const llvm::fltSemantics &semanticsOf(DType t);
 
 /// Round-to-nearest-even conversion of a double to `t` (exact reference via
 /// llvm::APFloat). Out of range: inf (f16/bf16/f32/f8E5M2) or NaN (f8E4M3FN,

@@ -19,12 +19,12 @@
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/APInt.h"
+#include "llvm/ADT/bit.h"
 
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -35,21 +35,6 @@ namespace {
 
 int failures = 0;
 long checks = 0;
-
-const llvm::fltSemantics &semantics(DType t) {
-  switch (t) {
-  case DType::f32:
-    return llvm::APFloat::IEEEsingle();
-  case DType::f16:
-    return llvm::APFloat::IEEEhalf();
-  case DType::bf16:
-    return llvm::APFloat::BFloat();
-  case DType::f8e4m3:
-    return llvm::APFloat::Float8E4M3FN();
-  default:
-    return llvm::APFloat::Float8E5M2();
-  }
-}
 
 double toDouble(llvm::APFloat f) {
   bool loses = false;
@@ -62,17 +47,13 @@ double toDouble(llvm::APFloat f) {
 llvm::APFloat oracle(double v, DType t, bool saturate) {
   llvm::APFloat f(v);
   bool loses = false;
-  f.convert(semantics(t), llvm::APFloat::rmNearestTiesToEven, &loses);
+  f.convert(semanticsOf(t), llvm::APFloat::rmNearestTiesToEven, &loses);
   if (saturate && !std::isnan(v) && !f.isFinite())
-    return llvm::APFloat::getLargest(semantics(t), std::signbit(v));
+    return llvm::APFloat::getLargest(semanticsOf(t), std::signbit(v));
   return f;
 }
 
-uint64_t doubleBits(double x) {
-  uint64_t b;
-  std::memcpy(&b, &x, 8);
-  return b;
-}
+uint64_t doubleBits(double x) { return llvm::bit_cast<uint64_t>(x); }
 
 /// Equal as values, -0 != +0; NaNs equal when their signs are (lpc-eval
 /// prints -nan; the payload is not kept).
@@ -123,7 +104,7 @@ void checkAround(double v, DType t) {
 
 double decodeOracle(uint64_t bits, DType t) {
   const unsigned w = bitWidth(t);
-  return toDouble(llvm::APFloat(semantics(t), llvm::APInt(w, bits)));
+  return toDouble(llvm::APFloat(semanticsOf(t), llvm::APInt(w, bits)));
 }
 
 void checkDecode(uint64_t bits, DType t) {
