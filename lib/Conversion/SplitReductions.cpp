@@ -2,9 +2,9 @@
 //
 // Two-level reductions for the GPU (and, with `contiguous` and `exact`, for
 // the host's threads: see the end of this comment). A bufferized
-// linalg.generic with only
-// reduction dimensions (a loss, an amax, a gradient norm) reduces into 0-d
-// buffers, which would be one thread's loop; one with parallel dimensions
+// linalg.generic with only reduction dimensions (a loss, an amax, a
+// gradient norm) reduces into 0-d buffers, which would be one thread's
+// loop; one with parallel dimensions
 // (softmax and layernorm rows, a bias gradient's columns) would be a thread
 // per output element running its whole row or column: too few threads for
 // a few long rows, and reads a row apart between neighbouring threads.

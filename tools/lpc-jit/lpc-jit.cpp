@@ -364,10 +364,10 @@ int main(int argc, char **argv) {
       r0 = std::chrono::steady_clock::now();
       if (llvm::Error e = plain->run(argPtrs, resPtrs))
         return fail("run: " + llvm::toString(std::move(e)));
-      // The step's time is the compiled function's alone: this harness
-      // threads the state through reference tensors (doubles), which for a
-      // 124 M-parameter model costs more than the step (lpc-run keeps it in
-      // the step's own buffers).
+      // The step's time is the compiled function's alone, without the
+      // harness's packing (with --check, the state goes through reference
+      // tensors of doubles, which for a 124 M-parameter model costs more
+      // than the step).
       secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - r0)
                  .count();
       for (unsigned r = 0; r < nRes; ++r) {
