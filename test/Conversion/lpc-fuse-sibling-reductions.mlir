@@ -4,11 +4,11 @@
 // tensor (the scale is last step's, an argument) read %x once: one generic
 // with the amax key and both counts as outputs, each with its own body.
 // CHECK-LABEL: func.func @delayed(
-// CHECK: %[[R:.*]]:3 = linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%arg0 : tensor<4x8xf32>) outs({{.*}} : tensor<i32>, tensor<i64>, tensor<i64>)
+// CHECK: %[[R:.*]]:3 = linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%arg0 : tensor<4x8xf32>) outs({{.*}} : tensor<i32>, tensor<i32>, tensor<i32>)
 // CHECK: arith.maxui
 // CHECK: arith.cmpf ogt
 // CHECK: arith.cmpf ole
-// CHECK: linalg.yield {{.*}} : i32, i64, i64
+// CHECK: linalg.yield {{.*}} : i32, i32, i32
 // CHECK-NOT: iterator_types = ["reduction", "reduction"]
 // CHECK: tensor.extract %[[R]]#0
 // CHECK: tensor.extract %[[R]]#1
@@ -27,7 +27,7 @@ func.func @delayed(%x: tensor<4x8xf32>, %s: tensor<f32>) -> (tensor<f32>, tensor
 // CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%arg0 : tensor<4x8xf32>) outs({{.*}} : tensor<i32>)
 // CHECK: %[[A:.*]] = linalg.generic {{.*}} iterator_types = []} outs
 // CHECK: tensor.extract %[[A]]
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%arg0 : tensor<4x8xf32>) outs({{.*}} : tensor<i64>, tensor<i64>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%arg0 : tensor<4x8xf32>) outs({{.*}} : tensor<i32>, tensor<i32>)
 func.func @current(%x: tensor<4x8xf32>) -> (tensor<f32>, tensor<f32>) {
   %a = lpc.amax %x : tensor<4x8xf32>
   %sat, %und = lpc.fp8_stats %x, %a {format = #lpc.precision<fp8_e4m3>} : tensor<4x8xf32>
@@ -53,7 +53,7 @@ func.func @apart(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<f32>, tens
 // CHECK-LABEL: func.func @effects(
 // CHECK: linalg.generic {{.*}} outs({{.*}} : tensor<i32>)
 // CHECK: call @scale
-// CHECK: linalg.generic {{.*}} outs({{.*}} : tensor<i64>, tensor<i64>)
+// CHECK: linalg.generic {{.*}} outs({{.*}} : tensor<i32>, tensor<i32>)
 func.func private @scale() -> tensor<f32>
 func.func @effects(%x: tensor<4x8xf32>) -> (tensor<f32>, tensor<f32>, tensor<f32>) {
   %a = lpc.amax %x : tensor<4x8xf32>
@@ -70,7 +70,7 @@ func.func @effects(%x: tensor<4x8xf32>) -> (tensor<f32>, tensor<f32>, tensor<f32
 // CHECK-LABEL: func.func @hoist(
 // CHECK: %[[S:.*]] = linalg.generic {{.*}} iterator_types = []} outs
 // CHECK: tensor.extract %[[S]]
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%arg0 : tensor<4x8xf32>) outs({{.*}} : tensor<i32>, tensor<i64>, tensor<i64>, tensor<f32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%arg0 : tensor<4x8xf32>) outs({{.*}} : tensor<i32>, tensor<i32>, tensor<i32>, tensor<f32>)
 // CHECK-NOT: iterator_types = ["reduction", "reduction"]
 func.func @hoist(%x: tensor<4x8xf32>, %t: tensor<f32>) -> (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) {
   %a = lpc.amax %x : tensor<4x8xf32>
@@ -88,8 +88,8 @@ func.func @hoist(%x: tensor<4x8xf32>, %t: tensor<f32>) -> (tensor<f32>, tensor<f
 // quantization stays its own parallel loop.
 // RUN: lpc-opt %s -split-input-file --lpc-to-linalg --cse --lpc-fuse-sibling-reductions=elementwise=true | FileCheck %s --check-prefix=ELEM
 // ELEM-LABEL: func.func @quantize(
-// ELEM: %[[R:.*]]:4 = linalg.generic {indexing_maps = [#[[ID:[^,]*]], #{{.*}}, #{{.*}}, #{{.*}}, #{{.*}}, #[[ID]]], iterator_types = ["reduction", "reduction"]} ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<f32>) outs({{.*}} : tensor<i32>, tensor<i64>, tensor<i64>, tensor<4x8xf8E4M3FN>)
-// ELEM: linalg.yield {{.*}} : i32, i64, i64, f8E4M3FN
+// ELEM: %[[R:.*]]:4 = linalg.generic {indexing_maps = [#[[ID:[^,]*]], #{{.*}}, #{{.*}}, #{{.*}}, #{{.*}}, #[[ID]]], iterator_types = ["reduction", "reduction"]} ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<f32>) outs({{.*}} : tensor<i32>, tensor<i32>, tensor<i32>, tensor<4x8xf8E4M3FN>)
+// ELEM: linalg.yield {{.*}} : i32, i32, i32, f8E4M3FN
 // ELEM: return %[[R]]#3
 // CHECK-LABEL: func.func @quantize(
 // CHECK: iterator_types = ["parallel", "parallel"]} ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<f32>) outs({{.*}} : tensor<4x8xf8E4M3FN>)
