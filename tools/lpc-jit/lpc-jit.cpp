@@ -28,6 +28,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -86,6 +87,15 @@ static llvm::cl::opt<unsigned> profileTop(
     llvm::cl::desc("time every lowered op and print the N most expensive "
                    "(0: off), as a share of the step time"),
     llvm::cl::init(0));
+enum class ProfileOrder { Time, Program };
+static llvm::cl::opt<ProfileOrder> profileOrder(
+    llvm::cl::cat(toolOptions), "profile-order",
+    llvm::cl::desc("order of --profile's ops"),
+    llvm::cl::values(
+        clEnumValN(ProfileOrder::Time, "time", "most expensive first"),
+        clEnumValN(ProfileOrder::Program, "program",
+                   "as they run in the step (the N first)")),
+    llvm::cl::init(ProfileOrder::Time));
 static llvm::cl::opt<int64_t> parallelMinWork(
     llvm::cl::cat(toolOptions), "parallel-min-work",
     llvm::cl::desc("loop nests of at least this many innermost iterations "
@@ -138,25 +148,58 @@ int fail(const llvm::Twine &msg) {
 
 using StateKey = std::pair<std::string, std::string>;
 
-/// The `top` most expensive ops over all steps, with their share of the total.
-void printProfile(std::vector<cpu::ProfileEntry> entries, unsigned top) {
+/// What kind of op a profile label names: "call lpc_rt_gemm_bf16 @ x" is a
+/// GEMM, "map 16x128xf32 @ x" a map; the first word otherwise.
+std::string profileKind(llvm::StringRef label) {
+  llvm::StringRef op = label.split(' ').first;
+  if (op == "call") {
+    llvm::StringRef callee = label.drop_front(5).split(' ').first;
+    return callee.starts_with("lpc_rt_gemm") ? "GEMM" : ("call " + callee).str();
+  }
+  return op.str();
+}
+
+/// The `top` most expensive ops over all steps (or the first `top` in
+/// program order), with their share of the total, then the total per kind.
+void printProfile(std::vector<cpu::ProfileEntry> entries, unsigned top,
+                  ProfileOrder order) {
   double total = 0;
   for (const auto &e : entries)
     total += e.seconds;
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const auto &a, const auto &b) { return a.seconds > b.seconds; });
   int64_t runs = entries.empty() ? 0 : entries.front().calls;
+  // Per kind, in order of time; ties by name (deterministic output).
+  llvm::StringMap<std::pair<double, int>> kinds;
+  for (const auto &e : entries) {
+    auto &k = kinds[profileKind(e.label)];
+    k.first += e.seconds;
+    ++k.second;
+  }
+  if (order == ProfileOrder::Time)
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const auto &a, const auto &b) { return a.seconds > b.seconds; });
+  auto perStep = [&](double s, int64_t calls) { return calls ? 1e3 * s / calls : 0.0; };
+  auto share = [&](double s) { return total > 0 ? 100 * s / total : 0.0; };
   llvm::outs() << llvm::formatv("profile: {0} ops, {1:f1} ms per step in them "
                                 "(mean over {2} steps)\n",
-                                entries.size(),
-                                runs ? 1e3 * total / runs : 0.0, runs);
+                                entries.size(), perStep(total, runs), runs);
   for (unsigned i = 0; i < entries.size() && i < top; ++i) {
     const auto &e = entries[i];
     llvm::outs() << llvm::formatv("  {0,8:f2} ms {1,5:f1}%  {2}\n",
-                                  e.calls ? 1e3 * e.seconds / e.calls : 0.0,
-                                  total > 0 ? 100 * e.seconds / total : 0.0,
+                                  perStep(e.seconds, e.calls), share(e.seconds),
                                   e.label);
   }
+  std::vector<std::pair<std::string, std::pair<double, int>>> byKind;
+  for (const auto &k : kinds)
+    byKind.emplace_back(k.getKey().str(), k.getValue());
+  llvm::sort(byKind, [](const auto &a, const auto &b) {
+    return a.second.first != b.second.first ? a.second.first > b.second.first
+                                            : a.first < b.first;
+  });
+  llvm::outs() << "profile by kind:\n";
+  for (const auto &[name, k] : byKind)
+    llvm::outs() << llvm::formatv("  {0,8:f2} ms {1,5:f1}%  {2} ({3} op{4})\n",
+                                  perStep(k.first, runs), share(k.first), name,
+                                  k.second, k.second == 1 ? "" : "s");
 }
 
 } // namespace
@@ -468,7 +511,7 @@ int main(int argc, char **argv) {
           args[nextArg[r]] = results[r];
   }
   if (profileTop > 0)
-    printProfile(code.profile(), profileTop);
+    printProfile(code.profile(), profileTop, profileOrder);
   if (checker)
     llvm::outs() << (ok ? "every op matches the reference evaluator within "
                           "half a spacing and the slack\n"
