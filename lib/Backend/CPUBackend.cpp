@@ -211,6 +211,19 @@ std::vector<ProfileEntry> CompiledFunction::profile() const {
   return profileEntries;
 }
 
+void CompiledFunction::resetProfile() {
+  for (ProfileEntry &e : profileEntries)
+    e.seconds = 0, e.calls = 0;
+}
+
+std::string mlir::lpc::cpu::profileKind(llvm::StringRef label) {
+  llvm::StringRef op = label.split(' ').first;
+  if (op != "call")
+    return op.str();
+  llvm::StringRef callee = label.drop_front(5).split(' ').first;
+  return callee.starts_with("lpc_rt_gemm") ? "GEMM" : ("call " + callee).str();
+}
+
 llvm::Expected<Slot> mlir::lpc::cpu::slotFor(Type type, DictionaryAttr attrs) {
   Slot s;
   auto t = dyn_cast<RankedTensorType>(type);

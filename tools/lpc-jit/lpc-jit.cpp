@@ -148,17 +148,6 @@ int fail(const llvm::Twine &msg) {
 
 using StateKey = std::pair<std::string, std::string>;
 
-/// What kind of op a profile label names: "call lpc_rt_gemm_bf16 @ x" is a
-/// GEMM, "map 16x128xf32 @ x" a map; the first word otherwise.
-std::string profileKind(llvm::StringRef label) {
-  llvm::StringRef op = label.split(' ').first;
-  if (op == "call") {
-    llvm::StringRef callee = label.drop_front(5).split(' ').first;
-    return callee.starts_with("lpc_rt_gemm") ? "GEMM" : ("call " + callee).str();
-  }
-  return op.str();
-}
-
 /// The `top` most expensive ops over all steps (or the first `top` in
 /// program order), with their share of the total, then the total per kind.
 void printProfile(std::vector<cpu::ProfileEntry> entries, unsigned top,
@@ -170,7 +159,7 @@ void printProfile(std::vector<cpu::ProfileEntry> entries, unsigned top,
   // Per kind, in order of time; ties by name (deterministic output).
   llvm::StringMap<std::pair<double, int>> kinds;
   for (const auto &e : entries) {
-    auto &k = kinds[profileKind(e.label)];
+    auto &k = kinds[cpu::profileKind(e.label)];
     k.first += e.seconds;
     ++k.second;
   }

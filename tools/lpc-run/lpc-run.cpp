@@ -188,9 +188,11 @@ static cl::opt<bool> tf32(
     cl::init(false), cl::cat(cat));
 static cl::opt<std::string> profileOps(
     "profile-ops",
-    cl::desc("with a CUDA artifact (ARTIFACT.json --device=cuda): time every op of "
-             "the train step (CUDA events, no CUDA graphs, after 2 warm-up steps) and "
-             "write the means to this JSON file (lpc-cuda-check --estimate ARTIFACT "
+    cl::desc("time every op of the train step after 2 warm-up steps and write the "
+             "means per step to this JSON file. On the CPU (a model file): a timer "
+             "call between the lowered step's ops, and a summary per kind of op on "
+             "stderr. With a CUDA artifact (ARTIFACT.json --device=cuda): CUDA "
+             "events, no CUDA graphs (lpc-cuda-check --estimate ARTIFACT "
              "--measured=FILE)"),
     cl::init(""), cl::cat(cat));
 static cl::opt<std::string> emitArtifact(
@@ -269,10 +271,17 @@ rt::Slot runtimeSlot(const cpu::Slot &c) {
 }
 
 /// A function compiled for the host by the JIT.
+/// Steps --profile-ops leaves out of its means (as the CUDA path does):
+/// the first touches fresh buffers and warms the caches.
+constexpr int64_t kProfileWarmup = 2;
+
 class CPUStep : public rt::StepFunction {
 public:
-  explicit CPUStep(std::unique_ptr<cpu::CompiledFunction> f)
-      : f(std::move(f)) {
+  /// `profileWarmup` >= 0: `f` was compiled with profiling; its per-op times
+  /// restart after that many runs.
+  explicit CPUStep(std::unique_ptr<cpu::CompiledFunction> f,
+                   int64_t profileWarmup = -1)
+      : f(std::move(f)), warmup(profileWarmup) {
     for (const cpu::Slot &s : this->f->args())
       argSlots.push_back(runtimeSlot(s));
     for (const cpu::Slot &s : this->f->results())
@@ -286,14 +295,87 @@ public:
                 const std::vector<void *> &results) override {
     if (llvm::Error e = f->run(args, results))
       return rt::Error::make(llvm::toString(std::move(e)));
+    if (++runs == warmup)
+      f->resetProfile();
     return rt::Error::success();
   }
   size_t temporaryBytes() const override { return cpu::bufferPoolBytes(); }
 
+  /// Runs whose per-op times the profile holds.
+  int64_t timedRuns() const { return warmup < 0 ? 0 : std::max<int64_t>(runs - warmup, 0); }
+  int64_t warmupRuns() const { return warmup; }
+  std::vector<cpu::ProfileEntry> profile() const { return f->profile(); }
+
 private:
   std::unique_ptr<cpu::CompiledFunction> f;
   std::vector<rt::Slot> argSlots, resultSlots;
+  int64_t warmup, runs = 0;
 };
+
+/// --profile-ops on the CPU: the mean ms per step of every op of the
+/// lowered train step, in program order, as the CUDA path writes them
+/// ("op", "what", "ms"), plus each op's kind; a summary per kind on stderr.
+/// Written atomically. False (after saying why) when nothing was timed or
+/// the file cannot be written.
+bool writeCPUOpProfile(const std::string &path, const std::string &function,
+                       const CPUStep &step) {
+  int64_t timed = step.timedRuns();
+  if (timed == 0) {
+    llvm::errs() << "lpc-run: error: " << path << ": no step was timed "
+                 << "(--profile-ops skips the first " << step.warmupRuns()
+                 << " steps as warm-up: train more steps)\n";
+    return false;
+  }
+  std::vector<cpu::ProfileEntry> entries = step.profile();
+  double total = 0;
+  std::vector<std::pair<std::string, double>> kinds; // first-seen order
+  std::map<std::string, size_t> kindAt;
+  std::string json;
+  llvm::raw_string_ostream os(json);
+  llvm::json::OStream j(os, 1);
+  j.object([&] {
+    j.attribute("lpc_op_profile", 1);
+    j.attribute("function", function);
+    j.attribute("device", "cpu");
+    j.attribute("timed_steps", timed);
+    j.attribute("skipped_steps", step.warmupRuns());
+    for (const cpu::ProfileEntry &e : entries)
+      total += e.seconds;
+    j.attribute("step_ms", 1e3 * total / timed);
+    j.attributeArray("ops", [&] {
+      for (auto [i, e] : llvm::enumerate(entries)) {
+        std::string kind = cpu::profileKind(e.label);
+        auto [it, fresh] = kindAt.try_emplace(kind, kinds.size());
+        if (fresh)
+          kinds.push_back({kind, 0});
+        kinds[it->second].second += e.seconds;
+        j.object([&] {
+          j.attribute("op", int64_t(i));
+          j.attribute("what", e.label);
+          j.attribute("kind", kind);
+          j.attribute("ms", 1e3 * e.seconds / timed);
+        });
+      }
+    });
+  });
+  json += "\n";
+  if (rt::Error e = rt::writeFileAtomic(path, json.data(), json.size())) {
+    llvm::errs() << "lpc-run: error: " << e.message() << "\n";
+    return false;
+  }
+  std::stable_sort(kinds.begin(), kinds.end(),
+                   [](const auto &a, const auto &b) { return a.second > b.second; });
+  llvm::errs() << llvm::formatv("lpc-run: op profile ({0} steps after {1} warm-up): "
+                                "{2:f2} ms per step in {3} ops;",
+                                timed, step.warmupRuns(), 1e3 * total / timed,
+                                entries.size());
+  for (auto [i, k] : llvm::enumerate(kinds))
+    llvm::errs() << llvm::formatv("{0} {1} {2:f2} ms ({3:f1}%)", i ? "," : "",
+                                  k.first, 1e3 * k.second / timed,
+                                  total > 0 ? 100 * k.second / total : 0.0);
+  llvm::errs() << "; wrote " << path << "\n";
+  return true;
+}
 
 #ifdef LPC_HAVE_CUDA_RUNTIME
 namespace rtc = ::lpc::rt::cuda;
@@ -660,6 +742,11 @@ int runMain(int argc, char **argv) {
   ::lpc::rt::setGemmThreads(static_cast<int>(cpuThreads));
   if (device != "cpu" && device != "cuda")
     return fail("--device must be cpu or cuda, got '" + device + "'");
+  if (!profileOps.empty() && device == "cuda" &&
+      !llvm::StringRef(modelFile).ends_with(".json"))
+    return fail("--profile-ops on a GPU times a compiled CUDA artifact (lpc-run "
+                "ARTIFACT.json --device=cuda --profile-ops=FILE); compile one with "
+                "--emit-artifact");
   // Data parallelism: every rank of an MPI run computes the same step on
   // its part of each global batch; the gradients are averaged.
   const int ranks = rt::commSize(), rank = rt::commRank();
@@ -745,9 +832,6 @@ int runMain(int argc, char **argv) {
     return rtc::trainArtifact(modelFile, o, profileOps);
 #endif
   }
-  if (!profileOps.empty())
-    return fail("--profile-ops times a compiled CUDA artifact (lpc-run ARTIFACT.json "
-                "--device=cuda --profile-ops=FILE); compile one with --emit-artifact");
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -962,17 +1046,25 @@ int runMain(int argc, char **argv) {
   bool fromCache = false;
   std::string deviceLine =
       llvm::formatv("{0} threads", ::lpc::rt::gemmThreads()).str();
+  CPUStep *profiledStep = nullptr;
   if (device == "cpu") {
     cpu::CompileOptions copts;
     if (!cacheDir.empty())
       copts.cacheDir = cacheDir == "off" ? std::string() : cacheDir.getValue();
     fromCache = true;
     for (int i = 0; i < 2; ++i) {
+      // --profile-ops: the train step with a timer call between its ops
+      // (such builds are never cached).
+      copts.profile = i == 0 && !profileOps.empty();
       auto f = cpu::CompiledFunction::compile(*module, names[i], copts);
       if (!f)
         return fail(llvm::toString(f.takeError()));
       fromCache = fromCache && (*f)->cached();
-      (i == 0 ? stepFn : evalFn) = std::make_unique<CPUStep>(std::move(*f));
+      auto step = std::make_unique<CPUStep>(
+          std::move(*f), copts.profile ? kProfileWarmup : -1);
+      if (copts.profile)
+        profiledStep = step.get();
+      (i == 0 ? stepFn : evalFn) = std::move(step);
     }
   } else {
     mlpc::gpu::ArtifactOptions ao;
@@ -1023,7 +1115,12 @@ int runMain(int argc, char **argv) {
       model, mixedPrecision.getValue(), compileSecs,
       fromCache ? " (from the compile cache)" : "", deviceLine);
 
-  return (*trainer)->run(*stepFn, *evalFn, compileSecs);
+  int status = (*trainer)->run(*stepFn, *evalFn, compileSecs);
+  if (profiledStep && rank == 0)
+    if (!writeCPUOpProfile(profileOps, model + "_train_step", *profiledStep) &&
+        status == 0)
+      status = 1;
+  return status;
 }
 
 } // namespace

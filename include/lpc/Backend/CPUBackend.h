@@ -88,6 +88,11 @@ struct ProfileEntry {
   int64_t calls = 0;
 };
 
+/// The kind of op a profile label names: "GEMM" for the GEMM library's
+/// calls ("call lpc_rt_gemm_bf16 @ fc1"), else the op ("map", "reduce",
+/// "linalg.transpose", "scf.forall", "call lpc_rt_..." for other calls).
+std::string profileKind(llvm::StringRef label);
+
 class CompiledFunction {
 public:
   ~CompiledFunction();
@@ -99,6 +104,8 @@ public:
   /// Per-op times accumulated over all runs so far (empty unless compiled
   /// with CompileOptions::profile), in program order.
   std::vector<ProfileEntry> profile() const;
+  /// Zeroes those times (after warm-up runs, say).
+  void resetProfile();
 
   const std::vector<Slot> &args() const { return argSlots; }
   const std::vector<Slot> &results() const { return resultSlots; }
