@@ -310,6 +310,17 @@ int wantedThreads() {
   return n > 0 ? n : defaultThreads();
 }
 
+/// GEMMs of fewer FLOPs run on the calling thread alone. Waking oneDNN's
+/// OpenMP threads (asleep under lpc-run's OMP_WAIT_POLICY=passive) costs
+/// ~75 us a call on a 2-core host, more than a second thread saves below
+/// ~20 MFLOP (a tiny MLP's step: 0.40 ms on 2 threads, 0.02 ms on one).
+constexpr double kSerialGemmFlops = 1 << 24;
+
+int threadsFor(const Problem &p) {
+  double flops = 2.0 * double(p.batch) * double(p.M) * double(p.N) * double(p.K);
+  return flops < kSerialGemmFlops ? 1 : wantedThreads();
+}
+
 /// Sets the calling thread's OpenMP thread count for one call and restores
 /// the caller's afterwards.
 class ThreadScope {
@@ -533,7 +544,7 @@ void runMatmul(const char *entry, const Problem &p, dnnl_data_type_t inType,
     return zeroC(p);
   if (inType == dnnl_bf16 && !bf16MatmulAvailable())
     return runBF16AsF32(entry, p, outType);
-  const int threads = wantedThreads();
+  const int threads = threadsFor(p);
   ThreadScope scope(threads);
   const Primitive &prim = getPrimitive(entry, p, inType, outType, threads);
   dnnl_engine_t eng = engine(entry);
