@@ -270,11 +270,11 @@ rt::Slot runtimeSlot(const cpu::Slot &c) {
   return s;
 }
 
-/// A function compiled for the host by the JIT.
 /// Steps --profile-ops leaves out of its means (as the CUDA path does):
 /// the first touches fresh buffers and warms the caches.
 constexpr int64_t kProfileWarmup = 2;
 
+/// A function compiled for the host by the JIT.
 class CPUStep : public rt::StepFunction {
 public:
   /// `profileWarmup` >= 0: `f` was compiled with profiling; its per-op times
@@ -1116,10 +1116,11 @@ int runMain(int argc, char **argv) {
       fromCache ? " (from the compile cache)" : "", deviceLine);
 
   int status = (*trainer)->run(*stepFn, *evalFn, compileSecs);
-  if (profiledStep && rank == 0)
-    if (!writeCPUOpProfile(profileOps, model + "_train_step", *profiledStep) &&
-        status == 0)
-      status = 1;
+  // A failed run writes what it timed, if anything (its error said why).
+  if (profiledStep && rank == 0 &&
+      (status == 0 || profiledStep->timedRuns() > 0) &&
+      !writeCPUOpProfile(profileOps, model + "_train_step", *profiledStep))
+    status = status ? status : 1;
   return status;
 }
 
