@@ -747,6 +747,17 @@ int runMain(int argc, char **argv) {
     return fail("--profile-ops on a GPU times a compiled CUDA artifact (lpc-run "
                 "ARTIFACT.json --device=cuda --profile-ops=FILE); compile one with "
                 "--emit-artifact");
+  if (!profileOps.empty()) {
+    // Said before training, not after it: the file is written at the end.
+    llvm::StringRef dir = llvm::sys::path::parent_path(profileOps.getValue());
+    if (dir.empty())
+      dir = ".";
+    if (!llvm::sys::fs::is_directory(dir) ||
+        llvm::sys::fs::access(dir, llvm::sys::fs::AccessMode::Write))
+      return fail("--profile-ops=" + profileOps + origin("profile-ops") +
+                  ": its directory " + dir.str() +
+                  " does not exist or is not writable");
+  }
   // Data parallelism: every rank of an MPI run computes the same step on
   // its part of each global batch; the gradients are averaged.
   const int ranks = rt::commSize(), rank = rt::commRank();
