@@ -14,6 +14,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -222,6 +223,24 @@ std::string mlir::lpc::cpu::profileKind(llvm::StringRef label) {
     return op.str();
   llvm::StringRef callee = label.drop_front(5).split(' ').first;
   return callee.starts_with("lpc_rt_gemm") ? "GEMM" : ("call " + callee).str();
+}
+
+std::vector<ProfileKindTotal>
+mlir::lpc::cpu::profileByKind(llvm::ArrayRef<ProfileEntry> entries) {
+  std::vector<ProfileKindTotal> totals;
+  llvm::StringMap<size_t> at;
+  for (const ProfileEntry &e : entries) {
+    std::string kind = profileKind(e.label);
+    auto [it, fresh] = at.try_emplace(kind, totals.size());
+    if (fresh)
+      totals.push_back({kind, 0, 0});
+    totals[it->second].seconds += e.seconds;
+    ++totals[it->second].ops;
+  }
+  llvm::sort(totals, [](const auto &a, const auto &b) {
+    return a.seconds != b.seconds ? a.seconds > b.seconds : a.kind < b.kind;
+  });
+  return totals;
 }
 
 llvm::Expected<Slot> mlir::lpc::cpu::slotFor(Type type, DictionaryAttr attrs) {

@@ -28,7 +28,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/ScopeExit.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -156,13 +155,7 @@ void printProfile(std::vector<cpu::ProfileEntry> entries, unsigned top,
   for (const auto &e : entries)
     total += e.seconds;
   int64_t runs = entries.empty() ? 0 : entries.front().calls;
-  // Per kind, in order of time; ties by name (deterministic output).
-  llvm::StringMap<std::pair<double, int>> kinds;
-  for (const auto &e : entries) {
-    auto &k = kinds[cpu::profileKind(e.label)];
-    k.first += e.seconds;
-    ++k.second;
-  }
+  std::vector<cpu::ProfileKindTotal> kinds = cpu::profileByKind(entries);
   if (order == ProfileOrder::Time)
     std::stable_sort(entries.begin(), entries.end(),
                      [](const auto &a, const auto &b) { return a.seconds > b.seconds; });
@@ -177,18 +170,11 @@ void printProfile(std::vector<cpu::ProfileEntry> entries, unsigned top,
                                   perStep(e.seconds, e.calls), share(e.seconds),
                                   e.label);
   }
-  std::vector<std::pair<std::string, std::pair<double, int>>> byKind;
-  for (const auto &k : kinds)
-    byKind.emplace_back(k.getKey().str(), k.getValue());
-  llvm::sort(byKind, [](const auto &a, const auto &b) {
-    return a.second.first != b.second.first ? a.second.first > b.second.first
-                                            : a.first < b.first;
-  });
   llvm::outs() << "profile by kind:\n";
-  for (const auto &[name, k] : byKind)
+  for (const cpu::ProfileKindTotal &k : kinds)
     llvm::outs() << llvm::formatv("  {0,8:f2} ms {1,5:f1}%  {2} ({3} op{4})\n",
-                                  perStep(k.first, runs), share(k.first), name,
-                                  k.second, k.second == 1 ? "" : "s");
+                                  perStep(k.seconds, runs), share(k.seconds),
+                                  k.kind, k.ops, k.ops == 1 ? "" : "s");
 }
 
 } // namespace

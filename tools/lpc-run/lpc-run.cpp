@@ -328,8 +328,6 @@ bool writeCPUOpProfile(const std::string &path, const std::string &function,
   }
   std::vector<cpu::ProfileEntry> entries = step.profile();
   double total = 0;
-  std::vector<std::pair<std::string, double>> kinds; // first-seen order
-  std::map<std::string, size_t> kindAt;
   std::string json;
   llvm::raw_string_ostream os(json);
   llvm::json::OStream j(os, 1);
@@ -344,15 +342,10 @@ bool writeCPUOpProfile(const std::string &path, const std::string &function,
     j.attribute("step_ms", 1e3 * total / timed);
     j.attributeArray("ops", [&] {
       for (auto [i, e] : llvm::enumerate(entries)) {
-        std::string kind = cpu::profileKind(e.label);
-        auto [it, fresh] = kindAt.try_emplace(kind, kinds.size());
-        if (fresh)
-          kinds.push_back({kind, 0});
-        kinds[it->second].second += e.seconds;
         j.object([&] {
           j.attribute("op", int64_t(i));
           j.attribute("what", e.label);
-          j.attribute("kind", kind);
+          j.attribute("kind", cpu::profileKind(e.label));
           j.attribute("ms", 1e3 * e.seconds / timed);
         });
       }
@@ -363,16 +356,14 @@ bool writeCPUOpProfile(const std::string &path, const std::string &function,
     llvm::errs() << "lpc-run: error: " << e.message() << "\n";
     return false;
   }
-  std::stable_sort(kinds.begin(), kinds.end(),
-                   [](const auto &a, const auto &b) { return a.second > b.second; });
   llvm::errs() << llvm::formatv("lpc-run: op profile ({0} steps after {1} warm-up): "
                                 "{2:f2} ms per step in {3} ops;",
                                 timed, step.warmupRuns(), 1e3 * total / timed,
                                 entries.size());
-  for (auto [i, k] : llvm::enumerate(kinds))
+  for (auto [i, k] : llvm::enumerate(cpu::profileByKind(entries)))
     llvm::errs() << llvm::formatv("{0} {1} {2:f2} ms ({3:f1}%)", i ? "," : "",
-                                  k.first, 1e3 * k.second / timed,
-                                  total > 0 ? 100 * k.second / total : 0.0);
+                                  k.kind, 1e3 * k.seconds / timed,
+                                  total > 0 ? 100 * k.seconds / total : 0.0);
   llvm::errs() << "; wrote " << path << "\n";
   return true;
 }

@@ -93,6 +93,16 @@ struct ProfileEntry {
 /// "linalg.transpose", "scf.forall", "call lpc_rt_..." for other calls).
 std::string profileKind(llvm::StringRef label);
 
+/// A profile's seconds and op count per kind (profileKind), most time first
+/// (ties by name, so the order is deterministic).
+struct ProfileKindTotal {
+  std::string kind;
+  double seconds = 0;
+  int64_t ops = 0;
+};
+std::vector<ProfileKindTotal>
+profileByKind(llvm::ArrayRef<ProfileEntry> entries);
+
 class CompiledFunction {
 public:
   ~CompiledFunction();
