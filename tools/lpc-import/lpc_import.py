@@ -28,6 +28,7 @@ its metadata ("lpc.alias.NAME" = parameter) so that `lpc-run --init` and
 """
 
 import argparse
+import contextlib
 import importlib.util
 import itertools
 import json
@@ -1782,6 +1783,14 @@ def _dropout(I, node, x, p, train):
     return I.unary("dropout", x, f" {{rate = {f64(p)}, seed = {I.dropout_seed} : i64}}")
 
 
+@handles("aten.native_dropout.default")
+def _native_dropout(I, node, x, p, train=None):
+    # What dropout becomes once the program is functionalized or decomposed
+    # (a module with in-place ops). train=None means training. Only the
+    # output: a use of the mask fails at that use.
+    return (_dropout(I, node, x, p, train is None or train), None)
+
+
 # Recurrent layers (nn.RNN, nn.LSTM, nn.GRU and their cells), unrolled over
 # time: the input's projection for every step is one GEMM, then each step is
 # the hidden state's GEMM and the gate arithmetic, as PyTorch defines it
@@ -2671,6 +2680,24 @@ def parse_loss(s):
          "(OUTPUT: index of the module's tensor output)")
 
 
+@contextlib.contextmanager
+def without_kv_cache(module):
+    """A Hugging Face model whose config says use_cache (the default of most
+    decoders) returns its key/value cache (a DynamicCache object) beside the
+    loss, which torch.export cannot flatten. Training needs no cache: the
+    module is exported with use_cache off (every submodule reads the one
+    config), then the config is restored."""
+    configs = {id(c): c for m in module.modules()
+               if getattr(c := getattr(m, "config", None), "use_cache", None) is True}
+    for c in configs.values():
+        c.use_cache = False
+    try:
+        yield
+    finally:
+        for c in configs.values():
+            c.use_cache = True
+
+
 def functionalize(ep, model):
     """The exported program without in-place ops. torch.export's training IR
     keeps a module's `x.add_(y)` or `relu_(x)` as written; running the
@@ -2757,7 +2784,7 @@ def main(argv=None):
         config = read_config(a.config) if a.config else None
         path, module, args, kwargs = load_factory(a.model, config)
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), without_kv_cache(module):
                 # nn.RNN/LSTM/GRU refresh their _flat_weights list in forward;
                 # export warns that they should be buffers. They are views of
                 # the parameters, which lpc-import reads by name.

@@ -52,3 +52,28 @@ def distilbert_batches(steps):
     g = torch.Generator().manual_seed(1)
     return {"input_ids": torch.randint(3, VOCAB, (steps * BATCH, SEQ), generator=g),
             "labels": torch.randint(0, CLASSES, (steps * BATCH,), generator=g)}
+
+
+# As the configs come: use_cache on (the model returns its key/value cache, a
+# DynamicCache torch.export cannot flatten: lpc-import exports with it off),
+# and BERT's dropout (0.1) in training mode with an in-place op, so that the
+# program is functionalized and dropout reaches the importer as
+# aten.native_dropout.
+def qwen2_default():
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+    torch.manual_seed(0)
+    m = Qwen2ForCausalLM(Qwen2Config(
+        vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=2, intermediate_size=48, max_position_embeddings=SEQ))
+    assert m.config.use_cache
+    return _lm(m)
+
+
+def bert_dropout():
+    from transformers import BertConfig, BertForSequenceClassification
+    torch.manual_seed(0)
+    m = BertForSequenceClassification(BertConfig(
+        vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+        intermediate_size=64, max_position_embeddings=SEQ, num_labels=CLASSES))
+    return m, {"input_ids": torch.randint(3, VOCAB, (BATCH, SEQ)),
+               "labels": torch.randint(0, CLASSES, (BATCH,))}
