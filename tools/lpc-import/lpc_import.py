@@ -453,7 +453,10 @@ class Importer:
         shape[dim] = (end - start + step - 1) // step
         shape = tuple(shape)
         if shape[dim] == 0:
-            fail("an empty slice is not supported")
+            # An empty tensor (Phi-3's rotary "pass" part when the rotary
+            # dims are the whole head): a constant of no elements, which a
+            # concat drops; any other use of it is an op on constants.
+            return self.scalar_like(0, v, shape)
         if v.const is not None:
             idx = [slice(None)] * len(v.shape)
             idx[dim] = slice(start, end, step)
@@ -1108,7 +1111,11 @@ def _split(I, node, x, size, dim=0):
 
 @handles("aten.cat.default", "aten.concat.default")
 def _cat(I, node, xs, dim=0):
-    xs = [x for x in xs if not (len(x.shape) == 1 and x.shape[0] == 0)]
+    # Empty parts add nothing (torch.cat also takes a 1-d empty tensor
+    # with any other shape).
+    xs = [x for x in xs if 0 not in x.shape]
+    if not xs:
+        fail("a concatenation of empty tensors only")
     return _concat(I, xs, dim, _out_shape(node))
 
 

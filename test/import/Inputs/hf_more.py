@@ -77,3 +77,15 @@ def bert_dropout():
         intermediate_size=64, max_position_embeddings=SEQ, num_labels=CLASSES))
     return m, {"input_ids": torch.randint(3, VOCAB, (BATCH, SEQ)),
                "labels": torch.randint(0, CLASSES, (BATCH,))}
+
+
+# Phi-3 as configured by default: use_cache on, and rotary embeddings over
+# the whole head, so the "pass" part of each query and key is an empty slice
+# that is concatenated back.
+def phi3_default():
+    from transformers import Phi3Config, Phi3ForCausalLM
+    torch.manual_seed(0)
+    return _lm(Phi3ForCausalLM(Phi3Config(
+        vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=2, intermediate_size=48, max_position_embeddings=SEQ,
+        pad_token_id=0, bos_token_id=1, eos_token_id=2)))
