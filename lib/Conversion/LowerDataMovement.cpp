@@ -145,7 +145,10 @@ struct LowerConcat : OpRewritePattern<ConcatOp> {
   }
 };
 
-/// out[i..., d] = table[ids[i...], d] (a gather in the body).
+/// out[i..., d] = table[ids[i...], d] (a gather in the body). An id
+/// outside [0, V) (data out of range, an index computed out of range) reads
+/// zeros instead of memory outside the table, as its gradient adds nothing
+/// for it; the reference evaluator refuses such an id.
 struct LowerEmbedding : OpRewritePattern<EmbeddingOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(EmbeddingOp op,
@@ -163,10 +166,28 @@ struct LowerEmbedding : OpRewritePattern<EmbeddingOp> {
         ArrayRef<AffineMap>{AffineMap::get(rank, 0, idExprs, ctx),
                             idMap(ctx, rank)},
         parallel(rank), [&](OpBuilder &b, Location l, ValueRange args) {
-          Value row = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+          Value id = args[0];
+          Type it = id.getType();
+          int64_t vocab = cast<RankedTensorType>(table.getType()).getDimSize(0);
+          Value inRange = arith::AndIOp::create(
+              b, l,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, id,
+                                    arith::ConstantOp::create(
+                                        b, l, b.getIntegerAttr(it, 0))),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, id,
+                                    arith::ConstantOp::create(
+                                        b, l, b.getIntegerAttr(it, vocab))));
+          Value safe = arith::SelectOp::create(
+              b, l, inRange, id,
+              arith::ConstantOp::create(b, l, b.getIntegerAttr(it, 0)));
+          Value row = arith::IndexCastOp::create(b, l, b.getIndexType(), safe);
           Value col = linalg::IndexOp::create(b, l, rank - 1);
           Value v = tensor::ExtractOp::create(b, l, table, ValueRange{row, col});
-          linalg::YieldOp::create(b, l, v);
+          Value zero = arith::ConstantOp::create(
+              b, l, b.getZeroAttr(v.getType()));
+          linalg::YieldOp::create(b, l,
+                                  arith::SelectOp::create(b, l, inRange, v, zero)
+                                      .getResult());
         });
     rewriter.replaceOp(op, g.getResult(0));
     return success();
