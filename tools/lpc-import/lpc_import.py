@@ -1254,20 +1254,21 @@ def _index(I, node, x, indices):
 
 
 def _index_several(I, node, x, indices, dims):
-    # Several constant integer index tensors, x[i, j] (Hugging Face's
-    # padding mask: mask[batch_idx, kv_idx] with broadcast aranges): the
+    # Several integer index tensors, x[i, j] (Hugging Face's padding mask:
+    # mask[batch_idx, kv_idx] with broadcast aranges; a sequence classifier's
+    # logits[arange(batch), last_token] with the last token computed): the
     # indexed dimensions flattened into one, looked up by the flat index
     # sum(i_k * stride_k) (broadcast), one index_select. PyTorch puts the
     # broadcast index dimensions in place when the indexed dimensions are
     # adjacent and first otherwise; the indexed dimensions are moved first
-    # (in order) in the second case.
+    # (in order) in the second case. A constant index may be negative; a
+    # computed one must lie in [0, n): one outside is sent past the flat
+    # range, so that the lookup refuses it at run time as it refuses a
+    # single computed index.
     import torch
     idxs = [indices[d] for d in dims]
     if any(t.et not in ("i32", "i64") for t in idxs):
         fail("indexing with a boolean mask is not supported (integer indices only)")
-    if any(t.const is None for t in idxs):
-        fail("indexing with several index tensors needs them all constant (computed ones: one "
-             "index tensor only)")
     adjacent = dims == list(range(dims[0], dims[-1] + 1))
     if not adjacent:
         rest = [d for d in range(len(x.shape)) if d not in dims]
@@ -1275,16 +1276,30 @@ def _index_several(I, node, x, indices, dims):
         dims = list(range(len(dims)))
     p, k = dims[0], len(dims)
     sizes = [x.shape[d] for d in dims]
-    flat_idx = torch.zeros((), dtype=torch.int64)
+    total = math.prod(sizes)
+    flat_const = torch.zeros((), dtype=torch.int64)  # the constant indices' part
+    flat = None                                     # the computed ones' part
     stride = 1
     for t, n in reversed(list(zip(idxs, sizes))):
-        c = t.const.to(torch.int64)
-        if bool(((c < -n) | (c >= n)).any()):
-            fail(f"an index is out of range for a dimension of size {n}")
-        flat_idx = flat_idx + torch.where(c < 0, c + n, c) * stride
+        if t.const is not None:
+            c = t.const.to(torch.int64)
+            if bool(((c < -n) | (c >= n)).any()):
+                fail(f"an index is out of range for a dimension of size {n}")
+            flat_const = flat_const + torch.where(c < 0, c + n, c) * stride
+        else:
+            term = I.binary("mul", t, stride) if stride != 1 else t
+            for pred, bound in (("lt", 0), ("ge", n)):
+                off = I.select(I.compare(pred, t, bound), I.scalar_like(total, t, ()),
+                               I.scalar_like(0, t, ()))
+                term = I.binary("add", term, off)
+            flat = term if flat is None else I.binary("add", flat, term)
         stride *= n
-    flat_x = I.reshape(x, x.shape[:p] + (math.prod(sizes),) + x.shape[p + k:])
-    picked = _index_select(I, node, flat_x, p, I.const(flat_idx.reshape(-1), "i32"))
+    if flat is None:
+        flat = I.const(flat_const, "i32")
+    elif bool(flat_const.any()) or flat_const.dim() > 0:
+        flat = I.binary("add", flat, I.const(flat_const, "i32"))
+    flat_x = I.reshape(x, x.shape[:p] + (total,) + x.shape[p + k:])
+    picked = _index_select(I, node, flat_x, p, I.reshape(flat, (int(np.prod(flat.shape)),)))
     return I.reshape(picked, _out_shape(node))
 
 
@@ -1415,6 +1430,44 @@ def _max_all(I, node, x):
 def _neg_max(I, x, dims, keepdim):
     # min = -max(-x): exact.
     return I.unary("neg", I.reduce("reduce_max", I.unary("neg", x), dims, keepdim))
+
+
+def _arg_extreme(I, x, dim, keepdim, largest):
+    """PyTorch's argmax / argmin: the index of the first largest (smallest)
+    element along `dim` (the whole tensor, flattened, when None), as an
+    integer tensor. A comparison with the extreme marks where it is, and
+    the smallest marked index is the answer. Integer values are compared in
+    f32 (exact below 2^24: token ids, positions). Its only use is as an
+    index: no gradient flows through it (the indices are constants)."""
+    import torch
+    if dim is None:
+        x = I.reshape(x, (int(np.prod(x.shape)),))
+        dim, out_keep = 0, False
+    else:
+        out_keep = keepdim
+    if x.et != "f32":
+        x = I.cast(x, "f32")
+    dim = dim % len(x.shape)
+    n = x.shape[dim]
+    if n == 0:
+        fail("argmax/argmin of an empty dimension")
+    ext = (I.reduce("reduce_max", x, [dim], True) if largest else _neg_max(I, x, [dim], True))
+    hit = I.compare("eq", x, I.broadcast(ext, x.shape) if ext.shape != x.shape else ext)
+    pos = [1] * len(x.shape)
+    pos[dim] = n
+    iota = I.const(torch.arange(n, dtype=torch.float32).reshape(pos), "f32")
+    first = _neg_max(I, I.select(hit, iota, float(n), x.shape), [dim], out_keep)
+    return I.cast(first, "i32")
+
+
+@handles("aten.argmax.default")
+def _argmax(I, node, x, dim=None, keepdim=False):
+    return _arg_extreme(I, x, dim, keepdim, largest=True)
+
+
+@handles("aten.argmin.default")
+def _argmin(I, node, x, dim=None, keepdim=False):
+    return _arg_extreme(I, x, dim, keepdim, largest=False)
 
 
 @handles("aten.amin.default")

@@ -67,3 +67,55 @@ def timenet_batches(steps):
     n = steps * 5
     return {"x": torch.randn(n, 6, generator=g), "t": torch.randint(0, 1000, (n,), generator=g),
             "y": torch.randint(0, 3, (n,), generator=g)}
+
+
+# A sequence classifier pools each sequence's last real token: its position is
+# an argmax over the (padded) token ids, and logits[arange(batch), position]
+# indexes with a constant and a computed index tensor (Hugging Face's
+# *ForSequenceClassification of decoders, CLIP's text pooling).
+def llama_cls():
+    from transformers import LlamaConfig, LlamaForSequenceClassification
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=VOCAB, hidden_size=32, intermediate_size=48, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=SEQ,
+                      pad_token_id=PAD, num_labels=3, attn_implementation="sdpa")
+    return LlamaForSequenceClassification(cfg), llama_cls_batches(1)
+
+
+def llama_cls_batches(steps):
+    g = torch.Generator().manual_seed(1)
+    return {"input_ids": _ids(steps * BATCH, g),
+            "labels": torch.randint(0, 3, (steps * BATCH,), generator=g)}
+
+
+class ArgNet(nn.Module):
+    """argmax / argmin in their forms: over a dim (keepdim or not), over the
+    whole tensor, of floats with ties (the first one wins) and of integers;
+    the indices pick rows and elements (one index tensor, several)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(6, 8)
+        self.b = nn.Linear(8, 3)
+
+    def forward(self, x, t, y):
+        h = torch.tanh(self.a(x))                          # [n, 8]
+        r = (h > 0).float() + (h > 0.5).float()            # 0, 1, 2: ties on purpose
+        i = r.argmax(-1)                                   # [n]
+        j = r.argmin(dim=1, keepdim=True)[:, 0]
+        k = t.argmax()                                     # a scalar: the first largest t
+        rows = torch.arange(h.shape[0])
+        z = h[rows, i] + h[rows, j] * 0.5 + h[k.reshape(1)].sum() * 0.25
+        return F.cross_entropy(self.b(h) + z[:, None] * torch.tensor([1.0, -1.0, 0.5]), y)
+
+
+def argnet():
+    torch.manual_seed(0)
+    return ArgNet(), argnet_batches(1)
+
+
+def argnet_batches(steps):
+    g = torch.Generator().manual_seed(1)
+    n = steps * 5
+    return {"x": torch.randn(n, 6, generator=g), "t": torch.randint(0, 3, (n,), generator=g),
+            "y": torch.randint(0, 3, (n,), generator=g)}
