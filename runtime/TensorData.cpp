@@ -124,6 +124,20 @@ Expected<TensorDataset> loadTensorDataset(const std::string &path,
       problems.push_back("'" + in.name + "' " + why);
       continue;
     }
+    if (in.idBound > 0 && in.dtype == DType::I32) {
+      // The first id outside the table's rows, by example and position.
+      const int32_t *v = col.data<int32_t>();
+      int64_t per = col.numElements() / std::max<int64_t>(t.shape[0], 1);
+      for (int64_t i = 0; i < col.numElements(); ++i)
+        if (v[i] < 0 || v[i] >= in.idBound) {
+          problems.push_back("'" + in.name + "' example " + std::to_string(i / per) +
+                             " holds id " + std::to_string(v[i]) +
+                             ", outside the model's embedding of " +
+                             std::to_string(in.idBound) + " rows [0, " +
+                             std::to_string(in.idBound) + ")");
+          break;
+        }
+    }
     if (n >= 0 && t.shape[0] != n) {
       problems.push_back("'" + in.name + "' has " + std::to_string(t.shape[0]) +
                          " examples, '" + firstName + "' " + std::to_string(n));

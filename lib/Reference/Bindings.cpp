@@ -8,9 +8,9 @@
 using namespace mlir;
 using namespace mlir::lpc;
 
-/// For an integer value used (possibly through data movement) as class
-/// labels or embedding ids: the number of classes or rows.
-std::optional<int64_t> mlir::lpc::ref::integerInputBound(Value value) {
+namespace {
+/// The bound of integerInputBound, counting class labels or not.
+std::optional<int64_t> inputBound(Value value, bool labels) {
   std::optional<int64_t> bound;
   auto tighten = [&](int64_t b) { bound = bound ? std::min(*bound, b) : b; };
   llvm::SmallVector<Value> work{value};
@@ -27,10 +27,10 @@ std::optional<int64_t> mlir::lpc::ref::integerInputBound(Value value) {
         return cast<RankedTensorType>(t.getType()).getShape().front();
       };
       if (auto op = dyn_cast<SoftmaxCrossEntropyOp>(user);
-          op && op.getLabels() == v)
+          labels && op && op.getLabels() == v)
         tighten(lastDim(op.getLogits()));
       else if (auto op = dyn_cast<SoftmaxCrossEntropyGradOp>(user);
-               op && op.getLabels() == v)
+               labels && op && op.getLabels() == v)
         tighten(lastDim(op.getLogits()));
       else if (auto op = dyn_cast<EmbeddingOp>(user);
                op && op.getIndices() == v)
@@ -46,4 +46,14 @@ std::optional<int64_t> mlir::lpc::ref::integerInputBound(Value value) {
   }
   return bound;
 }
+} // namespace
 
+/// For an integer value used (possibly through data movement) as class
+/// labels or embedding ids: the number of classes or rows.
+std::optional<int64_t> mlir::lpc::ref::integerInputBound(Value value) {
+  return inputBound(value, /*labels=*/true);
+}
+
+std::optional<int64_t> mlir::lpc::ref::embeddingIdBound(Value value) {
+  return inputBound(value, /*labels=*/false);
+}

@@ -876,6 +876,9 @@ int runMain(int argc, char **argv) {
                                                             : rt::DType::F32,
                        std::vector<int64_t>(type.getShape().begin(),
                                             type.getShape().end())};
+    if (spec.dtype == rt::DType::I32)
+      if (auto rows = ref::embeddingIdBound(in.getResult()))
+        spec.idBound = *rows;
     inputSpecs.push_back(spec);
     switch (in.getKind()) {
     case mlpc::InputKind::features: featIn = in; break;

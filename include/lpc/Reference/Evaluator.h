@@ -189,6 +189,12 @@ Tensor randomTensor(DType, llvm::ArrayRef<int64_t> shape, uint64_t seed,
 /// test data stays in range.
 std::optional<int64_t> integerInputBound(mlir::Value value);
 
+/// For an integer value used (possibly through data movement) as embedding
+/// ids: the fewest rows of the tables it indexes (ids must lie in
+/// [0, rows); class labels may also hold an ignore index, so they are not
+/// counted here).
+std::optional<int64_t> embeddingIdBound(mlir::Value value);
+
 /// splitmix64 of `seed` combined with the 64-bit FNV-1a hash of `name`.
 uint64_t hashName(uint64_t seed, llvm::StringRef name);
 

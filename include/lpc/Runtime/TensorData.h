@@ -33,6 +33,9 @@ struct InputSpec {
   std::string name;
   DType dtype = DType::F32;
   std::vector<int64_t> shape; // [batch, ...]
+  /// Integer inputs used as embedding ids: the table's rows. Tensor data
+  /// with a value outside [0, idBound) is refused (0: no bound).
+  int64_t idBound = 0;
 };
 
 /// Examples held as one tensor per input, [numExamples, ...per example].
