@@ -62,11 +62,16 @@ def timenet():
     return TimeNet(), timenet_batches(1)
 
 
-def timenet_batches(steps):
+def _xty_batches(steps, t_high):
+    """x [n, 6] floats, t [n] integers below t_high, y [n] classes of 3."""
     g = torch.Generator().manual_seed(1)
     n = steps * 5
-    return {"x": torch.randn(n, 6, generator=g), "t": torch.randint(0, 1000, (n,), generator=g),
+    return {"x": torch.randn(n, 6, generator=g), "t": torch.randint(0, t_high, (n,), generator=g),
             "y": torch.randint(0, 3, (n,), generator=g)}
+
+
+def timenet_batches(steps):
+    return _xty_batches(steps, 1000)
 
 
 # A sequence classifier pools each sequence's last real token: its position is
@@ -115,7 +120,4 @@ def argnet():
 
 
 def argnet_batches(steps):
-    g = torch.Generator().manual_seed(1)
-    n = steps * 5
-    return {"x": torch.randn(n, 6, generator=g), "t": torch.randint(0, 3, (n,), generator=g),
-            "y": torch.randint(0, 3, (n,), generator=g)}
+    return _xty_batches(steps, 3)
