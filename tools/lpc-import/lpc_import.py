@@ -1233,7 +1233,8 @@ def _index(I, node, x, indices):
     # Advanced indexing with one integer index tensor, x[..., idx, ...]: a
     # lookup along that dimension (index_select), the index's shape in its
     # place. A constant index may be negative (it counts from the end); a
-    # computed one must lie in [0, n), which the lookup checks at run time.
+    # computed one must lie in [0, n): the compiled lookup reads zeros for
+    # one outside (lpc-jit's reference evaluator refuses it).
     dims = [d for d, t in enumerate(indices) if t is not None]
     if len(dims) > 1:
         return _index_several(I, node, x, indices, dims)
@@ -1263,8 +1264,8 @@ def _index_several(I, node, x, indices, dims):
     # adjacent and first otherwise; the indexed dimensions are moved first
     # (in order) in the second case. A constant index may be negative; a
     # computed one must lie in [0, n): one outside is sent past the flat
-    # range, so that the lookup refuses it at run time as it refuses a
-    # single computed index.
+    # range, where the lookup reads zeros as for a single computed index,
+    # rather than another dimension's element.
     import torch
     idxs = [indices[d] for d in dims]
     if any(t.et not in ("i32", "i64") for t in idxs):
@@ -1462,12 +1463,13 @@ def _arg_extreme(I, x, dim, keepdim, largest):
 
 @handles("aten.argmax.default")
 def _argmax(I, node, x, dim=None, keepdim=False):
-    return _arg_extreme(I, x, dim, keepdim, largest=True)
+    # The exported shape (keepdim without a dim keeps every dim as 1).
+    return I.reshape(_arg_extreme(I, x, dim, keepdim, largest=True), _out_shape(node))
 
 
 @handles("aten.argmin.default")
 def _argmin(I, node, x, dim=None, keepdim=False):
-    return _arg_extreme(I, x, dim, keepdim, largest=False)
+    return I.reshape(_arg_extreme(I, x, dim, keepdim, largest=False), _out_shape(node))
 
 
 @handles("aten.amin.default")

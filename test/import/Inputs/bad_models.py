@@ -63,20 +63,6 @@ def var_of_one():
 
 
 
-class TwoIndices(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(8, 8)
-
-    def forward(self, x, i):
-        y = self.fc(x)
-        return y[i, i].sum()  # two computed index tensors at once
-
-
-def two_indices():
-    return TwoIndices(), (torch.randn(2, 8), torch.tensor([0, 1]))
-
-
 class StridedWrite(nn.Module):
     def __init__(self):
         super().__init__()

@@ -96,7 +96,8 @@ def llama_cls_batches(steps):
 class ArgNet(nn.Module):
     """argmax / argmin in their forms: over a dim (keepdim or not), over the
     whole tensor, of floats with ties (the first one wins) and of integers;
-    the indices pick rows and elements (one index tensor, several)."""
+    the indices pick rows and elements (one index tensor, several, two of
+    them computed)."""
 
     def __init__(self):
         super().__init__()
@@ -110,7 +111,7 @@ class ArgNet(nn.Module):
         j = r.argmin(dim=1, keepdim=True)[:, 0]
         k = t.argmax()                                     # a scalar: the first largest t
         rows = torch.arange(h.shape[0])
-        z = h[rows, i] + h[rows, j] * 0.5 + h[k.reshape(1)].sum() * 0.25
+        z = h[rows, i] + h[rows, j] * 0.5 + h[k.reshape(1)].sum() * 0.25 + h[t, i] * 0.3
         return F.cross_entropy(self.b(h) + z[:, None] * torch.tensor([1.0, -1.0, 0.5]), y)
 
 
