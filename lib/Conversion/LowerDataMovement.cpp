@@ -169,17 +169,15 @@ struct LowerEmbedding : OpRewritePattern<EmbeddingOp> {
           Value id = args[0];
           Type it = id.getType();
           int64_t vocab = cast<RankedTensorType>(table.getType()).getDimSize(0);
+          Value first =
+              arith::ConstantOp::create(b, l, b.getIntegerAttr(it, 0));
           Value inRange = arith::AndIOp::create(
               b, l,
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, id,
-                                    arith::ConstantOp::create(
-                                        b, l, b.getIntegerAttr(it, 0))),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, id, first),
               arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, id,
                                     arith::ConstantOp::create(
                                         b, l, b.getIntegerAttr(it, vocab))));
-          Value safe = arith::SelectOp::create(
-              b, l, inRange, id,
-              arith::ConstantOp::create(b, l, b.getIntegerAttr(it, 0)));
+          Value safe = arith::SelectOp::create(b, l, inRange, id, first);
           Value row = arith::IndexCastOp::create(b, l, b.getIndexType(), safe);
           Value col = linalg::IndexOp::create(b, l, rank - 1);
           Value v = tensor::ExtractOp::create(b, l, table, ValueRange{row, col});

@@ -1297,7 +1297,7 @@ def _index_several(I, node, x, indices, dims):
         stride *= n
     if flat is None:
         flat = I.const(flat_const, "i32")
-    elif bool(flat_const.any()) or flat_const.dim() > 0:
+    elif flat_const.dim() > 0:  # some index was constant
         flat = I.binary("add", flat, I.const(flat_const, "i32"))
     flat_x = I.reshape(x, x.shape[:p] + (total,) + x.shape[p + k:])
     picked = _index_select(I, node, flat_x, p, I.reshape(flat, (int(np.prod(flat.shape)),)))
@@ -1433,43 +1433,38 @@ def _neg_max(I, x, dims, keepdim):
     return I.unary("neg", I.reduce("reduce_max", I.unary("neg", x), dims, keepdim))
 
 
-def _arg_extreme(I, x, dim, keepdim, largest):
+def _arg_extreme(I, node, x, dim, largest):
     """PyTorch's argmax / argmin: the index of the first largest (smallest)
     element along `dim` (the whole tensor, flattened, when None), as an
-    integer tensor. A comparison with the extreme marks where it is, and
-    the smallest marked index is the answer. Integer values are compared in
-    f32 (exact below 2^24: token ids, positions). Its only use is as an
-    index: no gradient flows through it (the indices are constants)."""
+    integer tensor of the exported shape (keepdim, with or without a dim).
+    A comparison with the extreme marks where it is, and the smallest marked
+    index is the answer. Integer values are compared in f32 (exact below
+    2^24: token ids, positions). Its only use is as an index: no gradient
+    flows through it (the indices are constants)."""
     import torch
     if dim is None:
-        x = I.reshape(x, (int(np.prod(x.shape)),))
-        dim, out_keep = 0, False
-    else:
-        out_keep = keepdim
-    if x.et != "f32":
-        x = I.cast(x, "f32")
+        x, dim = I.reshape(x, (int(np.prod(x.shape)),)), 0
+    x = I.cast(x, "f32")
     dim = dim % len(x.shape)
     n = x.shape[dim]
     if n == 0:
         fail("argmax/argmin of an empty dimension")
-    ext = (I.reduce("reduce_max", x, [dim], True) if largest else _neg_max(I, x, [dim], True))
-    hit = I.compare("eq", x, I.broadcast(ext, x.shape) if ext.shape != x.shape else ext)
+    ext = I.reduce("reduce_max", x, [dim], True) if largest else _neg_max(I, x, [dim], True)
     pos = [1] * len(x.shape)
     pos[dim] = n
     iota = I.const(torch.arange(n, dtype=torch.float32).reshape(pos), "f32")
-    first = _neg_max(I, I.select(hit, iota, float(n), x.shape), [dim], out_keep)
-    return I.cast(first, "i32")
+    first = _neg_max(I, I.select(I.compare("eq", x, ext), iota, float(n), x.shape), [dim], False)
+    return I.reshape(I.cast(first, "i32"), _out_shape(node))
 
 
 @handles("aten.argmax.default")
 def _argmax(I, node, x, dim=None, keepdim=False):
-    # The exported shape (keepdim without a dim keeps every dim as 1).
-    return I.reshape(_arg_extreme(I, x, dim, keepdim, largest=True), _out_shape(node))
+    return _arg_extreme(I, node, x, dim, largest=True)
 
 
 @handles("aten.argmin.default")
 def _argmin(I, node, x, dim=None, keepdim=False):
-    return I.reshape(_arg_extreme(I, x, dim, keepdim, largest=False), _out_shape(node))
+    return _arg_extreme(I, node, x, dim, largest=False)
 
 
 @handles("aten.amin.default")
