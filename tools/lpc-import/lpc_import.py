@@ -1075,6 +1075,36 @@ def _slice_scatter(I, node, x, src, dim=0, start=None, end=None, step=1):
     return _concat(I, parts, dim, x.shape)
 
 
+@handles("aten.scatter.value")
+def _scatter_value(I, node, x, dim, index, value):
+    """x.scatter(dim, index, value): `value` at every position along `dim`
+    that `index` names, x elsewhere (DeepSeek-V3's and GLM-4-MoE's routers
+    mark their chosen expert groups so). Computed as a mask: each index
+    compared with the positions of `dim`, any match marks the position. The
+    gradient reaches x where nothing was written. An index outside [0, n)
+    marks nothing (PyTorch raises)."""
+    import torch
+    rank = len(x.shape)
+    if rank == 0 or len(index.shape) != rank:
+        fail(f"scatter of a {list(index.shape)} index into a {list(x.shape)} tensor: lpc-import "
+             "supports an index of the tensor's rank")
+    dim = dim % rank
+    if any(index.shape[d] != x.shape[d] for d in range(rank) if d != dim):
+        fail(f"scatter of a {list(index.shape)} index into a {list(x.shape)} tensor along dim {dim}: "
+             "lpc-import supports an index of the tensor's sizes in every other dim")
+    n, m = x.shape[dim], index.shape[dim]
+    if m == 0:
+        return x
+    # [.., m, 1, ..] against [.., 1, n, ..]: a match of index j with position p.
+    idx = I.reshape(I.cast(index, "f32"), index.shape[:dim + 1] + (1,) + index.shape[dim + 1:])
+    pos = [1] * (rank + 1)
+    pos[dim + 1] = n
+    iota = I.const(torch.arange(n, dtype=torch.float32).reshape(pos), "f32")
+    hits = I.cast(I.compare("eq", idx, iota), "f32")
+    mask = I.compare("ne", I.reduce("reduce_max", hits, [dim], False), 0.0)
+    return I.select(mask, value, x, x.shape)
+
+
 @handles("aten.select_scatter.default")
 def _select_scatter(I, node, x, src, dim, index):
     dim = dim % len(x.shape)
@@ -1417,10 +1447,17 @@ def _amax(I, node, x, dims=(), keepdim=False):
     return I.reduce("reduce_max", x, dims, keepdim)
 
 
+def _indices_of(I, node, x, dim, largest):
+    """The indices result of torch.max/min over a dim, where it is used."""
+    import operator
+    if not any(u.target is operator.getitem and u.args[1] == 1 for u in node.users):
+        return None
+    return _arg_extreme(I, x, dim, largest, tuple(int(d) for d in node.meta["val"][1].shape))
+
+
 @handles("aten.max.dim")
 def _max_dim(I, node, x, dim, keepdim=False):
-    # Only the values: an index output used later fails at its use.
-    return (I.reduce("reduce_max", x, [dim], keepdim), None)
+    return (I.reduce("reduce_max", x, [dim], keepdim), _indices_of(I, node, x, dim, True))
 
 
 @handles("aten.max.default")
@@ -1433,10 +1470,11 @@ def _neg_max(I, x, dims, keepdim):
     return I.unary("neg", I.reduce("reduce_max", I.unary("neg", x), dims, keepdim))
 
 
-def _arg_extreme(I, node, x, dim, largest):
+def _arg_extreme(I, x, dim, largest, shape):
     """PyTorch's argmax / argmin: the index of the first largest (smallest)
     element along `dim` (the whole tensor, flattened, when None), as an
-    integer tensor of the exported shape (keepdim, with or without a dim).
+    integer tensor of `shape`, the exported one (keepdim, with or without a
+    dim). Also the indices of torch.max/min over a dim.
     A comparison with the extreme marks where it is, and the smallest marked
     index is the answer. Integer values are compared in f32 (exact below
     2^24: token ids, positions). Its only use is as an index: no gradient
@@ -1454,17 +1492,73 @@ def _arg_extreme(I, node, x, dim, largest):
     pos[dim] = n
     iota = I.const(torch.arange(n, dtype=torch.float32).reshape(pos), "f32")
     first = _neg_max(I, I.select(I.compare("eq", x, ext), iota, float(n), x.shape), [dim], False)
-    return I.reshape(I.cast(first, "i32"), _out_shape(node))
+    return I.reshape(I.cast(first, "i32"), shape)
 
 
 @handles("aten.argmax.default")
 def _argmax(I, node, x, dim=None, keepdim=False):
-    return _arg_extreme(I, node, x, dim, largest=True)
+    return _arg_extreme(I, x, dim, True, _out_shape(node))
 
 
 @handles("aten.argmin.default")
 def _argmin(I, node, x, dim=None, keepdim=False):
-    return _arg_extreme(I, node, x, dim, largest=False)
+    return _arg_extreme(I, x, dim, False, _out_shape(node))
+
+
+TOPK_MAX_K = 64
+
+
+@handles("aten.topk.default")
+def _topk(I, node, x, k, dim=-1, largest=True, sorted=True):
+    """torch.topk as k selection rounds (k is small where models use it: a
+    mixture-of-experts router picks 1-8 of its experts). Each round takes
+    the extreme of the elements not yet taken and the first index holding it
+    (argmax's rule), and reads the value with a one-hot select, so the
+    gradient reaches exactly the chosen elements, as PyTorch's does. The
+    results come in order, largest (smallest) first: what sorted=True gives
+    and a valid answer to sorted=False. Values are compared in f32 (integers
+    exactly below 2^24); the indices are integer constants of the graph (no
+    gradient)."""
+    import torch
+    rank = len(x.shape)
+    dim = dim % rank if rank else 0
+    n = x.shape[dim] if rank else 1
+    k = int(k)
+    if k < 0 or k > n:
+        fail(f"topk of k={k} over a dimension of {n} elements")
+    if k > TOPK_MAX_K:
+        fail(f"topk with k={k}: lpc-import unrolls topk into one selection round per element and "
+             f"supports k <= {TOPK_MAX_K}")
+    if rank == 0:
+        return x, I.const(torch.zeros((), dtype=torch.int64), "i32")
+    key = I.cast(x, "f32")
+    if not largest:
+        key = I.unary("neg", key)
+    pos = [1] * rank
+    pos[dim] = n
+    iota = I.const(torch.arange(n, dtype=torch.float32).reshape(pos), "f32")
+    # Integers are read back from their f32 key (exact below 2^24).
+    src = x if x.et in FLOATS else I.cast(x, "f32")
+    taken = None   # f32, 1 where chosen in an earlier round
+    values, indices = [], []
+    for _ in range(k):
+        avail = None if taken is None else I.compare("eq", taken, 0.0)
+        cand = key if avail is None else I.select(avail, key, float("-inf"), key.shape)
+        ext = I.reduce("reduce_max", cand, [dim], True)
+        marked = I.select(I.compare("eq", cand, ext), iota, float(n), key.shape)
+        if avail is not None:   # a -inf tie with a taken element: never take one twice
+            marked = I.select(avail, marked, float(n), key.shape)
+        first = _neg_max(I, marked, [dim], True)
+        onehot = I.compare("eq", iota, first, key.shape)
+        values.append(I.reduce("reduce_sum", I.select(onehot, src, 0.0, key.shape), [dim], True))
+        indices.append(first)
+        taken = I.select(onehot, 1.0, 0.0 if taken is None else taken, key.shape)
+    shape = list(x.shape)
+    shape[dim] = k
+    vals = I.cast(_concat(I, values, dim, tuple(shape)), x.et) if k else I.scalar_like(0, x, tuple(shape))
+    idx = I.cast(_concat(I, indices, dim, tuple(shape)), "i32") if k else \
+        I.const(torch.zeros(shape, dtype=torch.int64), "i32")
+    return vals, idx
 
 
 @handles("aten.amin.default")
@@ -1474,7 +1568,7 @@ def _amin(I, node, x, dims=(), keepdim=False):
 
 @handles("aten.min.dim")
 def _min_dim(I, node, x, dim, keepdim=False):
-    return (_neg_max(I, x, [dim], keepdim), None)
+    return (_neg_max(I, x, [dim], keepdim), _indices_of(I, node, x, dim, False))
 
 
 @handles("aten.min.default")
@@ -2755,6 +2849,89 @@ def without_kv_cache(module):
             c.use_cache = True
 
 
+def _dense_experts_forward(self, hidden_states, top_k_index, top_k_weights):
+    """A Hugging Face mixture-of-experts layer, exported as every expert on
+    every token, each expert's output weighted by the token's routing weight
+    for it (zero where the router did not pick it), then summed over the
+    experts. The result and every gradient equal the sparse dispatch's: an
+    unpicked expert adds 0 x its output to the token and receives 0 x the
+    token's gradient. The sparse dispatch (transformers' grouped_mm: tokens
+    sorted by expert, group sizes from a histogram) has data-dependent
+    shapes that a static training graph cannot hold. The price is compute:
+    num_experts / top_k times the experts' FLOPs (4x for Mixtral's 8 / 2).
+
+    Both projections are one plain GEMM over all experts at once: the input
+    projection against the experts' weights stacked [E*out, in]; the output
+    projection takes the routing weight into its operand, so the sum over
+    the experts is the GEMM's own sum over [E*inner]:
+    sum_e r_e (h_e W_e^T) = [r_1 h_1, ..., r_E h_E] [W_1 ... W_E]^T."""
+    import torch
+    if getattr(self, "_is_expert_parallel", False):
+        raise RuntimeError("lpc-import: an expert-parallel experts layer cannot be exported")
+    w_in = self.gate_up_proj if self.has_gate else self.up_proj
+    b_in = ((self.gate_up_proj_bias if self.has_gate else self.up_proj_bias)
+            if self.has_bias else None)
+    b_out = self.down_proj_bias if self.has_bias else None
+    experts, tokens = w_in.shape[0], hidden_states.shape[0]
+    ids = torch.arange(experts, device=top_k_index.device)
+    route = ((top_k_index.unsqueeze(-1) == ids).to(top_k_weights.dtype)
+             * top_k_weights.unsqueeze(-1)).sum(-2)                                 # [T, E]
+
+    # The experts' input weights stacked: [E*out, in], a view of the
+    # [E, out, in] parameter (a transposition of an [E, in, out] one).
+    w = w_in.transpose(-1, -2) if self.is_transposed else w_in
+    h = torch.nn.functional.linear(hidden_states, w.reshape(-1, w.shape[-1]))
+    h = h.view(tokens, experts, -1)                                               # [T, E, out]
+    if b_in is not None:
+        h = h + b_in
+    h = self._apply_gate(h) if self.has_gate else self.act_fn(h)                   # [T, E, inner]
+    if getattr(self, "has_post_expert_norm", False):
+        # A norm of each expert's output: the weighting must follow it.
+        w = self.down_proj if self.is_transposed else self.down_proj.transpose(-1, -2)
+        y = torch.matmul(h.transpose(0, 1), w)                                     # [E, T, hidden]
+        if b_out is not None:
+            y = y + b_out.unsqueeze(1)
+        y = self.post_expert_norm(y)
+        out = (y * route.T.unsqueeze(-1).to(y.dtype)).sum(0)
+    else:
+        w = self.down_proj if self.is_transposed else self.down_proj.transpose(-1, -2)   # [E, inner, hidden]
+        weighted = (h * route.unsqueeze(-1).to(h.dtype)).reshape(tokens, -1)          # [T, E*inner]
+        out = weighted @ w.reshape(-1, w.shape[-1])
+        if b_out is not None:
+            out = out + route.to(b_out.dtype) @ b_out
+    return out.to(hidden_states.dtype)
+
+
+@contextlib.contextmanager
+def dense_experts(module):
+    """Hugging Face's mixture-of-experts layers (the classes under
+    `@use_experts_implementation`: Mixtral, Qwen-MoE, OLMoE, DeepSeek, ...)
+    choose their experts' forward by `config._experts_implementation`.
+    Exported with lpc's dense one (above); the configs are restored after."""
+    try:
+        from transformers.integrations import moe
+    except Exception:
+        yield
+        return
+    configs = {}
+    for m in module.modules():
+        c = getattr(m, "config", None)
+        if hasattr(m, "has_gate") and hasattr(m, "is_transposed") and \
+                hasattr(c, "_experts_implementation_internal"):
+            configs.setdefault(id(c), (c, c._experts_implementation_internal))
+    if not configs:
+        yield
+        return
+    moe.ALL_EXPERTS_FUNCTIONS["lpc_dense"] = _dense_experts_forward
+    for c, _ in configs.values():
+        c._experts_implementation_internal = "lpc_dense"
+    try:
+        yield
+    finally:
+        for c, old in configs.values():
+            c._experts_implementation_internal = old
+
+
 def functionalize(ep, model):
     """The exported program without in-place ops. torch.export's training IR
     keeps a module's `x.add_(y)` or `relu_(x)` as written; running the
@@ -2841,7 +3018,7 @@ def main(argv=None):
         config = read_config(a.config) if a.config else None
         path, module, args, kwargs = load_factory(a.model, config)
         try:
-            with warnings.catch_warnings(), without_kv_cache(module):
+            with warnings.catch_warnings(), without_kv_cache(module), dense_experts(module):
                 # nn.RNN/LSTM/GRU refresh their _flat_weights list in forward;
                 # export warns that they should be buffers. They are views of
                 # the parameters, which lpc-import reads by name.

@@ -89,3 +89,33 @@ class IntClamp(nn.Module):
 
 def int_clamp():
     return IntClamp(), (torch.randn(2, 8), torch.randint(0, 5, (2, 8)))
+
+
+class WideTopk(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 128)
+
+    def forward(self, x):
+        return torch.topk(self.fc(x), 100).values.sum()  # unrolled: k <= 64
+
+
+def wide_topk():
+    torch.manual_seed(0)
+    return WideTopk(), (torch.randn(4, 8),)
+
+
+class NarrowScatter(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 6)
+
+    def forward(self, x):
+        y = self.fc(x)                                   # [4, 6]
+        idx = y[:2].topk(2).indices                      # [2, 2]: fewer rows than y
+        return y.scatter(1, idx, 0.0).sum()
+
+
+def narrow_scatter():
+    torch.manual_seed(0)
+    return NarrowScatter(), (torch.randn(4, 8),)
