@@ -189,7 +189,7 @@ def elem_type(dtype):
     import torch
     table = {torch.float32: "f32", torch.float64: "f32", torch.bfloat16: "bf16",
              torch.float16: "f16", torch.int64: "i32", torch.int32: "i32",
-             torch.bool: "i1"}
+             torch.bool: "i1", torch.complex64: "c64", torch.complex128: "c64"}
     if dtype not in table:
         fail(f"tensors of {dtype} are not supported")
     return table[dtype]
@@ -354,6 +354,9 @@ class Importer:
 
     def mat(self, v):
         """The SSA name of v, materializing a constant."""
+        if v.et == "c64":
+            fail("a complex tensor reaches an lpc op: lpc-import takes complex tensors only as "
+                 "rotary embeddings use them (view_as_complex, a multiply, view_as_real)")
         if v.ssa is None:
             c = self.e.op(f"lpc.constant {dense_attr(v.const, v.et)} : {v.type}", v.shape, v.et)
             v.ssa = c.ssa
@@ -734,7 +737,15 @@ class Importer:
         # Getitem of a multi-result op.
         if target is __import__("operator").getitem:
             return args[0][args[1]]
-        tensors = [x for x in _leaves(args) + _leaves(list(kwargs.values())) if isinstance(x, V)]
+        leaves = _leaves(args) + _leaves(list(kwargs.values()))
+        if any(isinstance(x, CV) for x in leaves):
+            h = COMPLEX_HANDLERS.get(name)
+            if h is None:
+                fail(f"{self.where(node)}: {name} of a computed complex tensor: lpc-import takes complex "
+                     f"tensors only as rotary embeddings use them (view_as_complex, a multiply, "
+                     f"view_as_real)")
+            return h(self, node, *args, **kwargs)
+        tensors = [x for x in leaves if isinstance(x, V)]
         if all(t.const is not None for t in tensors) and name not in NO_FOLD:
             # Depends on no input and no parameter: compute it here.
             cargs = _to_torch(args)
@@ -919,6 +930,17 @@ def _to_torch(x):
     return x
 
 
+class CV:
+    """A computed complex tensor as its real and imaginary parts (two real
+    V of one shape). lpc has no complex type: rotary embeddings written
+    with complex numbers (Llama-4's `view_as_complex(q) * freqs_cis`, then
+    `view_as_real`) are imported as the real arithmetic they mean."""
+
+    def __init__(self, re, im):
+        self.re, self.im = re, im
+        self.shape = re.shape
+
+
 def _wrap(out):
     import torch
     if isinstance(out, torch.Tensor):
@@ -1075,34 +1097,71 @@ def _slice_scatter(I, node, x, src, dim=0, start=None, end=None, step=1):
     return _concat(I, parts, dim, x.shape)
 
 
+def _scatter_hits(I, x, dim, index):
+    """For x.scatter(dim, index, ...): i1 [.., m, n, ..] (index's shape with
+    x's dim `dim` inserted after `dim`), true where index j names position p.
+    An index outside [0, n) names nothing (PyTorch raises)."""
+    import torch
+    rank = len(x.shape)
+    if rank == 0 or len(index.shape) != rank:
+        fail(f"scatter of a {list(index.shape)} index into a {list(x.shape)} tensor: lpc-import "
+             "supports an index of the tensor's rank")
+    if any(index.shape[d] != x.shape[d] for d in range(rank) if d != dim):
+        fail(f"scatter of a {list(index.shape)} index into a {list(x.shape)} tensor along dim {dim}: "
+             "lpc-import supports an index of the tensor's sizes in every other dim")
+    n = x.shape[dim]
+    idx = I.reshape(I.cast(index, "f32"), index.shape[:dim + 1] + (1,) + index.shape[dim + 1:])
+    pos = [1] * (rank + 1)
+    pos[dim + 1] = n
+    iota = I.const(torch.arange(n, dtype=torch.float32).reshape(pos), "f32")
+    return I.compare("eq", idx, iota)
+
+
 @handles("aten.scatter.value")
 def _scatter_value(I, node, x, dim, index, value):
     """x.scatter(dim, index, value): `value` at every position along `dim`
     that `index` names, x elsewhere (DeepSeek-V3's and GLM-4-MoE's routers
     mark their chosen expert groups so). Computed as a mask: each index
     compared with the positions of `dim`, any match marks the position. The
-    gradient reaches x where nothing was written. An index outside [0, n)
-    marks nothing (PyTorch raises)."""
-    import torch
-    rank = len(x.shape)
-    if rank == 0 or len(index.shape) != rank:
-        fail(f"scatter of a {list(index.shape)} index into a {list(x.shape)} tensor: lpc-import "
-             "supports an index of the tensor's rank")
-    dim = dim % rank
-    if any(index.shape[d] != x.shape[d] for d in range(rank) if d != dim):
-        fail(f"scatter of a {list(index.shape)} index into a {list(x.shape)} tensor along dim {dim}: "
-             "lpc-import supports an index of the tensor's sizes in every other dim")
-    n, m = x.shape[dim], index.shape[dim]
-    if m == 0:
+    gradient reaches x where nothing was written."""
+    dim = dim % max(len(x.shape), 1)
+    if index.shape and index.shape[dim] == 0:
         return x
-    # [.., m, 1, ..] against [.., 1, n, ..]: a match of index j with position p.
-    idx = I.reshape(I.cast(index, "f32"), index.shape[:dim + 1] + (1,) + index.shape[dim + 1:])
-    pos = [1] * (rank + 1)
-    pos[dim + 1] = n
-    iota = I.const(torch.arange(n, dtype=torch.float32).reshape(pos), "f32")
-    hits = I.cast(I.compare("eq", idx, iota), "f32")
+    hits = I.cast(_scatter_hits(I, x, dim, index), "f32")
     mask = I.compare("ne", I.reduce("reduce_max", hits, [dim], False), 0.0)
     return I.select(mask, value, x, x.shape)
+
+
+@handles("aten.scatter.src")
+def _scatter_src(I, node, x, dim, index, src):
+    """x.scatter(dim, index, src): src[.., j, ..] written at the position
+    index[.., j, ..] names along `dim` (Llama-4's router writes its top-k
+    logits into a tensor of -inf). Where several indices name one position
+    the last one is written (PyTorch leaves that unspecified; its CPU loop
+    writes in order). The gradient reaches src at the written elements and
+    x where nothing was written."""
+    import torch
+    dim = dim % max(len(x.shape), 1)
+    if index.shape and index.shape[dim] == 0:
+        return x
+    m = index.shape[dim]
+    if any(src.shape[d] < index.shape[d] for d in range(len(index.shape))):
+        fail(f"scatter of a {list(src.shape)} source by a {list(index.shape)} index: the source "
+             "must be at least the index's size in every dim")
+    src = I.slice(src, dim, 0, m) if src.shape[dim] != m else src
+    for d in range(len(index.shape)):
+        if d != dim and src.shape[d] != index.shape[d]:
+            src = I.slice(src, d, 0, index.shape[d])
+    hits = _scatter_hits(I, x, dim, index)                      # [.., m, n, ..]
+    pos = [1] * len(hits.shape)
+    pos[dim] = m
+    jpos = I.const(torch.arange(m, dtype=torch.float32).reshape(pos), "f32")
+    last = I.reduce("reduce_max", I.select(hits, jpos, -1.0, hits.shape), [dim], True)   # [.., 1, n, ..]
+    src_e = I.reshape(src, index.shape[:dim + 1] + (1,) + index.shape[dim + 1:])
+    chosen = I.compare("eq", jpos, last, hits.shape)
+    value = I.reduce("reduce_sum", I.select(chosen, src_e, 0.0, hits.shape), [dim], False)
+    written = I.compare("ge", I.reshape(last, x.shape), 0.0)
+    return I.select(written, value, x, x.shape)
 
 
 @handles("aten.select_scatter.default")
@@ -1155,6 +1214,62 @@ def _stack(I, node, xs, dim=0):
     dim = dim % len(shape)
     one = shape[:dim] + (1,) + shape[dim + 1:]
     return _concat(I, [I.reshape(x, one) for x in xs], dim, shape)
+
+
+def _complex_parts(I, x):
+    """(re, im) of a CV, of a complex constant, or of a real tensor."""
+    if isinstance(x, CV):
+        return x.re, x.im
+    if isinstance(x, V) and x.et == "c64":
+        return I.const(x.const.real.float(), "f32"), I.const(x.const.imag.float(), "f32")
+    return x, None
+
+
+COMPLEX_HANDLERS = {}
+
+
+@handles("aten.view_as_complex.default")
+def _view_as_complex(I, node, x):
+    if not x.shape or x.shape[-1] != 2:
+        fail(f"view_as_complex of a {list(x.shape)} tensor: the last dim must be 2")
+    x = I.cast(x, "f32")
+    rest = x.shape[:-1]
+    return CV(I.reshape(I.slice(x, len(rest), 0, 1), rest), I.reshape(I.slice(x, len(rest), 1, 2), rest))
+
+
+def _complex_mul(I, node, a, b):
+    (ar, ai), (br, bi) = _complex_parts(I, a), _complex_parts(I, b)
+    if ai is None and bi is None:
+        return I.binary("mul", ar, br)
+    if ai is None:
+        return CV(I.binary("mul", ar, br), I.binary("mul", ar, bi))
+    if bi is None:
+        return CV(I.binary("mul", ar, br), I.binary("mul", ai, br))
+    # (ar + i ai)(br + i bi) = (ar br - ai bi) + i (ar bi + ai br)
+    return CV(I.binary("sub", I.binary("mul", ar, br), I.binary("mul", ai, bi)),
+              I.binary("add", I.binary("mul", ar, bi), I.binary("mul", ai, br)))
+
+
+def _view_as_real(I, node, x):
+    re, im = _complex_parts(I, x)
+    one = re.shape + (1,)
+    return _concat(I, [I.reshape(re, one), I.reshape(im, one)], len(re.shape), re.shape + (2,))
+
+
+def _complex_view(I, node, x, shape):
+    shape = _out_shape(node)
+    return CV(I.reshape(x.re, shape), I.reshape(x.im, shape))
+
+
+COMPLEX_HANDLERS.update({
+    "aten.mul.Tensor": _complex_mul,
+    "aten.view_as_real.default": _view_as_real,
+    "aten.view.default": _complex_view, "aten.reshape.default": _complex_view,
+    "aten.unsqueeze.default": lambda I, node, x, d: _complex_view(I, node, x, None),
+    "aten.alias.default": lambda I, node, x: x,
+    "aten.clone.default": lambda I, node, x, **kw: x,
+    "aten.contiguous.default": lambda I, node, x, **kw: x,
+})
 
 
 @handles("aten.unbind.int")
@@ -1353,12 +1468,16 @@ def _pad_mode(I, node, x, pad, mode="constant", value=None):
 
 @handles("aten.constant_pad_nd.default")
 def _pad(I, node, x, pad, value=0):
-    # pad = (last_lo, last_hi, second_last_lo, ...): concat constants.
+    # pad = (last_lo, last_hi, second_last_lo, ...): concat constants. A
+    # negative amount crops (RWKV's time shift pads (0, 0, 1, -1)).
     for i in range(len(pad) // 2):
         dim = len(x.shape) - 1 - i
         lo, hi = int(pad[2 * i]), int(pad[2 * i + 1])
+        if x.shape[dim] + lo + hi < 0:
+            fail(f"padding ({lo}, {hi}) of a dimension of {x.shape[dim]} leaves fewer than 0 elements")
         if lo < 0 or hi < 0:
-            fail("negative padding is not supported")
+            x = I.slice(x, dim, -min(lo, 0), x.shape[dim] + min(hi, 0))
+            lo, hi = max(lo, 0), max(hi, 0)
         parts = []
         for n in (lo, 0, hi):
             if n == 0:

@@ -119,3 +119,18 @@ class NarrowScatter(nn.Module):
 def narrow_scatter():
     torch.manual_seed(0)
     return NarrowScatter(), (torch.randn(4, 8),)
+
+
+class ComplexAbs(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        c = torch.view_as_complex(self.fc(x).reshape(4, 4, 2))
+        return c.abs().sum()  # only view_as_complex, a multiply and view_as_real
+
+
+def complex_abs():
+    torch.manual_seed(0)
+    return ComplexAbs(), (torch.randn(4, 8),)

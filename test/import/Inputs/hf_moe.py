@@ -2,7 +2,9 @@
 nothing downloaded: Mixtral (softmax router, top-2 of 4 experts), Qwen2-MoE
 (top-2 of 6 with a sigmoid-gated shared expert) and DeepSeek-V3 (a sigmoid
 router with a bias correction that first picks expert groups: topk over the
-groups, then a scatter that masks the rest). TopkNet: torch.topk, max and
+groups, then a scatter that masks the rest), Llama-4 (complex rotary
+embeddings, a router that scatters its top-k logits) and RWKV (a negative
+padding). TopkNet: torch.topk, max and
 min over a dim with their indices, and scatter of a value, in their forms
 (largest and smallest, integers, another dim)."""
 import torch
@@ -21,6 +23,29 @@ def batches(steps):
     g = torch.Generator().manual_seed(1)
     ids = torch.randint(3, VOCAB, (steps * BATCH, SEQ), generator=g)
     return {"input_ids": ids, "labels": ids.clone()}
+
+
+def llama4():
+    """Llama-4: rotary embeddings in complex numbers (view_as_complex, a
+    complex multiply, view_as_real), a router that scatters its top-k logits
+    into -inf, and experts run densely by the model itself."""
+    from transformers import Llama4TextConfig, Llama4ForCausalLM
+    torch.manual_seed(0)
+    return _lm(Llama4ForCausalLM(Llama4TextConfig(
+        vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=2, head_dim=8, intermediate_size=48, intermediate_size_mlp=64,
+        num_local_experts=4, interleave_moe_layer_step=1, max_position_embeddings=SEQ,
+        pad_token_id=0, bos_token_id=1, eos_token_id=2)))
+
+
+def rwkv():
+    """RWKV: a time shift written as a padding of (1, -1) along the
+    sequence (a negative padding crops)."""
+    from transformers import RwkvConfig, RwkvForCausalLM
+    torch.manual_seed(0)
+    return _lm(RwkvForCausalLM(RwkvConfig(
+        vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, context_length=SEQ,
+        bos_token_id=1, eos_token_id=2)))
 
 
 def mixtral():
@@ -55,8 +80,8 @@ def deepseek_v3():
 
 class TopkNet(nn.Module):
     """topk, largest and smallest, of floats and of integers, over the last
-    dim and another one; max and min over a dim with their indices; a
-    scatter of a value at computed indices. Values carry gradient; indices
+    dim and another one; max and min over a dim with their indices; scatter
+    of a value and of a source at computed indices, along either dim. Values carry gradient; indices
     pick elements. No ties: PyTorch leaves the order of equal values
     unspecified (its CPU kernel does not keep the first one first)."""
 
@@ -78,6 +103,8 @@ class TopkNet(nn.Module):
         z = z + (ti.float() * 1e-3).sum() + h[tj].sum() * 0.01
         mask = torch.zeros_like(h).scatter(1, i[:, :2], 1.0)       # the 2 largest of each row
         g = (h * mask).sum(-1) + h.scatter(1, j.T[:5], -1.0).sum(-1) * 0.2
+        top = torch.full_like(h, -2.0).scatter(1, i, v)           # Llama-4's router
+        g = g + torch.sigmoid(top).sum(-1) + h.scatter(0, j, w * 2.0).sum(-1) * 0.1
         return F.cross_entropy(self.b(h) + (z + g)[:, None] * torch.tensor([1.0, -1.0, 0.5]), y)
 
 
