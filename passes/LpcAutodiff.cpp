@@ -11,6 +11,7 @@
 #include "lpc/Dialect/LpcOps.h"
 #include "lpc/Passes/Passes.h"
 #include "lpc/Passes/PrecisionUtils.h"
+#include "lpc/Reference/Evaluator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -765,6 +766,19 @@ static void eraseDeadOps(Block *body) {
       op.erase();
 }
 
+/// The attributes of the argument that takes lpc.input `in`: its name, and
+/// for integer ids that index an embedding (directly or through data
+/// movement) the table's rows, so a runtime can check the data it feeds
+/// (lpc.id_bound; lpc-run refuses ids outside [0, rows)).
+static DictionaryAttr inputArgAttrs(Builder &b, InputOp in) {
+  SmallVector<NamedAttribute, 2> attrs{
+      b.getNamedAttr(kInputAttr, in.getNameAttr())};
+  if (in.getType().getElementType().isInteger(32))
+    if (std::optional<int64_t> rows = ref::embeddingIdBound(in.getResult()))
+      attrs.push_back(b.getNamedAttr("lpc.id_bound", b.getI64IntegerAttr(*rows)));
+  return b.getDictionaryAttr(attrs);
+}
+
 /// The forward pass with parameters and inputs as arguments.
 LogicalResult LpcAutodiffPass::buildEval(func::FuncOp fwd) {
   MLIRContext *ctx = fwd.getContext();
@@ -793,8 +807,7 @@ LogicalResult LpcAutodiffPass::buildEval(func::FuncOp fwd) {
   }
   for (InputOp in : fwd.getOps<InputOp>()) {
     types.push_back(in.getType());
-    attrs.push_back(
-        b.getDictionaryAttr(b.getNamedAttr(kInputAttr, in.getNameAttr())));
+    attrs.push_back(inputArgAttrs(b, in));
     locs.push_back(NameLoc::get(in.getNameAttr(), in.getLoc()));
     sources.push_back(in);
   }
@@ -913,8 +926,7 @@ LogicalResult LpcAutodiffPass::differentiate(func::FuncOp fwd) {
   int64_t firstInput = argTypes.size();
   for (InputOp in : inputOps) {
     argTypes.push_back(in.getType());
-    argAttrs.push_back(ab.getDictionaryAttr(
-        ab.getNamedAttr(kInputAttr, ab.getStringAttr(in.getName()))));
+    argAttrs.push_back(inputArgAttrs(ab, in));
   }
   int64_t firstFwdArg = argTypes.size();
   for (auto [i, t] : llvm::enumerate(fwd.getArgumentTypes())) {

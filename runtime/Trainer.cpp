@@ -327,8 +327,11 @@ Error Trainer::Impl::initState(const std::vector<Slot> &args) {
   if (opt.data.rfind("tensors:", 0) == 0 && !tensors) {
     std::vector<InputSpec> specs;
     for (const Slot &s : args)
-      if (!s.input.empty())
-        specs.push_back({s.input, s.dtype, s.shape});
+      if (!s.input.empty()) {
+        InputSpec spec{s.input, s.dtype, s.shape};
+        spec.idBound = s.idBound;
+        specs.push_back(spec);
+      }
     if (Error e = loadTensors(specs))
       return e;
   }

@@ -263,6 +263,8 @@ llvm::Expected<Slot> mlir::lpc::cpu::slotFor(Type type, DictionaryAttr attrs) {
     s.metric = str("lpc.metric");
     if (auto init = attrs.getAs<FloatAttr>("lpc.init"))
       s.init = init.getValueAsDouble();
+    if (auto bound = attrs.getAs<IntegerAttr>("lpc.id_bound"))
+      s.idBound = std::max<int64_t>(0, bound.getInt());
     auto whole = attrs.getAs<DenseI64ArrayAttr>("lpc.shard_of");
     auto ranks = attrs.getAs<IntegerAttr>("lpc.shard_ranks");
     if (whole && ranks) {

@@ -67,6 +67,8 @@ json::Object slotObject(const mlir::lpc::cpu::Slot &s) {
                  {"metric", s.metric}};
   if (s.init)
     o["init"] = *s.init;
+  if (s.idBound > 0)
+    o["id_bound"] = s.idBound;
   return o;
 }
 

@@ -417,6 +417,12 @@ public:
         return wrongKind(*init, "init", "a number", where);
       s.init = init->asDouble();
     }
+    if (v.find("id_bound")) {
+      if (Error e = count(v, "id_bound", where, s.idBound))
+        return e;
+      if (s.input.empty() || s.dtype != DType::I32)
+        return fail(where, "'id_bound' belongs to an integer data input");
+    }
     return Error::success();
   }
 

@@ -746,7 +746,14 @@ class Importer:
                      f"view_as_real)")
             return h(self, node, *args, **kwargs)
         tensors = [x for x in leaves if isinstance(x, V)]
-        if all(t.const is not None for t in tensors) and name not in NO_FOLD:
+        random = torch.Tag.nondeterministic_seeded in getattr(target, "tags", ())
+        if random and name not in HANDLERS:
+            # Folding would draw the numbers once, at import time: every step
+            # would reuse them (a drop-path mask, a noise).
+            fail(f"{self.where(node)}: {name} draws random numbers: lpc-import takes randomness "
+                 f"only as dropout (a stochastic-depth / drop-path rate or a noise must be 0 "
+                 f"to import the model)")
+        if all(t.const is not None for t in tensors) and name not in NO_FOLD and not random:
             # Depends on no input and no parameter: compute it here.
             cargs = _to_torch(args)
             ckw = _to_torch(kwargs)
@@ -1556,8 +1563,12 @@ def _mean(I, node, x, dims=None, keepdim=False, dtype=None):
 def _sum(I, node, x, dims=None, keepdim=False, dtype=None):
     if x.et == "i1":
         # A count of true elements (PyTorch: an int64): summed as f32, exact
-        # below 2^24, which is what the NLL loss's decomposition divides by.
-        x = I.cast(x, "f32")
+        # below 2^24, then an integer, as PyTorch's is (mBART's decoder
+        # inputs gather at the count of real tokens minus one; the NLL
+        # loss's decomposition divides by it, which promotes it back).
+        n = I.reduce("reduce_sum", I.cast(x, "f32"), dims, keepdim)
+        val = node.meta.get("val")
+        return I.cast(n, "i32") if val is not None and not val.dtype.is_floating_point else n
     return I.reduce("reduce_sum", x, dims, keepdim)
 
 

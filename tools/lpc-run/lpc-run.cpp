@@ -265,6 +265,7 @@ rt::Slot runtimeSlot(const cpu::Slot &c) {
   s.input = c.input;
   s.metric = c.metric;
   s.init = c.init;
+  s.idBound = c.idBound;
   s.shardOf = c.shardOf;
   s.shardRanks = c.shardRanks;
   return s;

@@ -42,6 +42,9 @@ struct Slot {
   std::string input;  // lpc.input (data input name)
   std::string metric; // lpc.metric (loss, logits, grad_norm, ...)
   std::optional<double> init; // lpc.init: initial value of non-param state
+  // lpc.id_bound: an integer input that indexes an embedding of this many
+  // rows (its ids must lie in [0, idBound)); 0: none.
+  int64_t idBound = 0;
   // ZeRO-1 (lpc.shard_of, lpc.shard_ranks): this rank's block of an f32
   // tensor of this shape, split between shardRanks ranks; empty otherwise.
   std::vector<int64_t> shardOf;

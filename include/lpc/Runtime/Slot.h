@@ -28,6 +28,9 @@ struct Slot {
   std::string input;  // lpc.input (data input name)
   std::string metric; // lpc.metric (loss, logits, grad_norm, ...)
   std::optional<double> init; // lpc.init: initial value of non-param state
+  // lpc.id_bound: ids of this integer input index an embedding of this many
+  // rows; data outside [0, idBound) is refused (0: no bound).
+  int64_t idBound = 0;
   // ZeRO-1 (lpc.shard_of, lpc.shard_ranks): this rank's block of a tensor
   // of shape `shardOf` (f32) whose elements, padded with zeros to
   // shardRanks x shape[0], are split between the ranks; empty otherwise.

@@ -13,6 +13,8 @@ each step reads the state the previous one wrote.
 Options (the data-parallel tests): --batch=N (8), --loss-row=R (0: the loss
 is image[R, 0]), --all-reduce=sum|mean|max (the loss goes through an
 all_reduce step of the artifact, NCCL's, on its way to the result).
+--label-id-bound=N gives the label input an "id_bound" (the tensor data
+check); --image-id-bound=N puts one on the F32 input (an invalid artifact).
 usage: toy_train_artifact.py TEST_ARTIFACT.json OUT.json [options]
 """
 import argparse
@@ -24,6 +26,9 @@ ap.add_argument("out")
 ap.add_argument("--batch", type=int, default=8)
 ap.add_argument("--loss-row", type=int, default=0)
 ap.add_argument("--all-reduce", choices=["sum", "mean", "max"])
+ap.add_argument("--label-id-bound", type=int,
+                help="mark the label input as ids of an embedding of this many rows")
+ap.add_argument("--image-id-bound", type=int, help="the same on the F32 image (invalid)")
 args = ap.parse_args()
 assert 0 <= args.loss_row < args.batch
 
@@ -46,6 +51,10 @@ def view(space, index, sizes, strides, offset=0):
 
 inputs = [slot("F32", [args.batch, 4], input="image"),
           slot("I32", [args.batch], input="label")]
+if args.label_id_bound is not None:
+    inputs[1]["id_bound"] = args.label_id_bound
+if args.image_id_bound is not None:
+    inputs[0]["id_bound"] = args.image_id_bound
 w = slot("F32", [2, 3], state="param", name="w")
 loss = slot("F32", [], metric="loss")
 step = {

@@ -134,3 +134,21 @@ class ComplexAbs(nn.Module):
 def complex_abs():
     torch.manual_seed(0)
     return ComplexAbs(), (torch.randn(4, 8),)
+
+
+class DropPath(nn.Module):
+    """Stochastic depth as timm and Hugging Face write it: a random keep
+    mask per example (torch.rand), drawn anew every step."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        keep = 0.9 + torch.rand((x.shape[0], 1), dtype=x.dtype)
+        return (x + self.fc(x) / 0.9 * keep.floor()).sum()
+
+
+def drop_path():
+    torch.manual_seed(0)
+    return DropPath(), (torch.randn(4, 8),)

@@ -89,3 +89,26 @@ def phi3_default():
         vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
         num_key_value_heads=2, intermediate_size=48, max_position_embeddings=SEQ,
         pad_token_id=0, bos_token_id=1, eos_token_id=2)))
+
+
+# mBART builds its decoder inputs by gathering each sequence's last real
+# token at (number of non-padding tokens - 1): a count of a boolean tensor
+# used as an integer index.
+def mbart():
+    from transformers import MBartConfig, MBartForConditionalGeneration
+    torch.manual_seed(0)
+    m = MBartForConditionalGeneration(MBartConfig(
+        vocab_size=VOCAB, d_model=32, encoder_layers=1, decoder_layers=1,
+        encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=48,
+        decoder_ffn_dim=48, max_position_embeddings=SEQ + 2, dropout=0.0, attention_dropout=0.0,
+        activation_dropout=0.0, pad_token_id=0, bos_token_id=1, eos_token_id=2))
+    return m, mbart_batches(1)
+
+
+def mbart_batches(steps):
+    g = torch.Generator().manual_seed(1)
+    n = steps * BATCH
+    ids = torch.randint(3, VOCAB, (n, SEQ), generator=g)
+    labels = torch.randint(3, VOCAB, (n, SEQ // 2), generator=g)
+    labels[1::2, -3:] = 0   # padded labels: the last real token is found by the count
+    return {"input_ids": ids, "labels": labels}
