@@ -517,6 +517,11 @@ class Importer:
                          f"{c.type}, {a.type}", shape, a.et)
 
     def reduce(self, opname, x, dims, keepdim):
+        if x.et in ("i32", "i1") and x.const is None:
+            # lpc's reductions take floats: an integer (boolean) tensor is
+            # reduced in f32, exact below 2^24, and converted back
+            # (`labels.sum()`, `mask.amax()`).
+            return self.cast(self.reduce(opname, self.cast(x, "f32"), dims, keepdim), x.et)
         r = len(x.shape)
         if dims is None or len(dims) == 0:
             dims = list(range(r))

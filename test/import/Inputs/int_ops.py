@@ -122,3 +122,26 @@ def argnet():
 
 def argnet_batches(steps):
     return _xty_batches(steps, 3)
+
+
+class IntReduce(nn.Module):
+    """Reductions of integer and boolean tensors (lpc reduces floats: these
+    run in f32, exact below 2^24): a sum and a max of integer inputs, the
+    max of a mask."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 3)
+
+    def forward(self, x, t, y):
+        s = t.sum() + t.amax(0) * 2 + (t > 500).amax().long()
+        return F.cross_entropy(self.fc(x) + (s.float() * 1e-4) * torch.tensor([1.0, -1.0, 0.5]), y)
+
+
+def int_reduce():
+    torch.manual_seed(0)
+    return IntReduce(), int_reduce_batches(1)
+
+
+def int_reduce_batches(steps):
+    return _xty_batches(steps, 1000)
