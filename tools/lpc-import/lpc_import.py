@@ -743,6 +743,13 @@ class Importer:
         if target is __import__("operator").getitem:
             return args[0][args[1]]
         leaves = _leaves(args) + _leaves(list(kwargs.values()))
+        if any(isinstance(x, RV) for x in leaves):
+            h = RANDOM_HANDLERS.get(name)
+            if h is None:
+                fail(f"{self.where(node)}: {name} of uniform random numbers (torch.rand): lpc-import "
+                     f"takes them only as a keep mask (floor(keep + rand), rand >= p, rand < p: "
+                     f"drop path)")
+            return h(self, node, *args, **kwargs)
         if any(isinstance(x, CV) for x in leaves):
             h = COMPLEX_HANDLERS.get(name)
             if h is None:
@@ -756,8 +763,8 @@ class Importer:
             # Folding would draw the numbers once, at import time: every step
             # would reuse them (a drop-path mask, a noise).
             fail(f"{self.where(node)}: {name} draws random numbers: lpc-import takes randomness "
-                 f"only as dropout (a stochastic-depth / drop-path rate or a noise must be 0 "
-                 f"to import the model)")
+                 f"as dropout and as keep masks (drop path: floor(keep + rand), rand >= p, "
+                 f"bernoulli); other random numbers must be turned off to import the model")
         if all(t.const is not None for t in tensors) and name not in NO_FOLD and not random:
             # Depends on no input and no parameter: compute it here.
             cargs = _to_torch(args)
@@ -2059,6 +2066,91 @@ def _embedding(I, node, w, ids, padding_idx=-1, scale_grad=False, sparse=False):
     shape = ids.shape + (w.shape[1],)
     return I.e.op(f"lpc.embedding {I.mat(w)}, {I.mat(ids)}{attrs} : {w.type}, {ids.type} -> "
                   f"{tensor_type(shape, w.et)}", shape, w.et)
+
+
+# Random keep masks (stochastic depth / drop path): `floor(keep + rand)` as
+# Hugging Face and timm write it, `rand >= p` (LeViT), `bernoulli(p)`
+# (torchvision). torch.rand is a marker (RV) until its use makes it a
+# Bernoulli mask, which lpc.dropout of ones draws: a new mask every step
+# (seeded by the step, as dropout's), 0 or 1 exactly. The models divide the
+# mask by the keep probability, and in evaluation PyTorch skips the branch
+# (the input passes unchanged): the mask is `keep` in lpc's evaluation
+# function (lpc.train_or_eval), so that mask / keep is 1 there.
+
+class RV:
+    """torch.rand(shape) (uniform in [0, 1)), plus a constant `shift`."""
+
+    def __init__(self, shape, et, shift=0.0):
+        self.shape, self.et, self.shift = tuple(int(d) for d in shape), et, shift
+
+
+def _bernoulli(I, shape, et, p):
+    """A keep mask of `shape`: in training each element 1 with probability p,
+    else 0; in evaluation p (see above)."""
+    if p >= 1:
+        return I.scalar_like(1.0, V((), et), tuple(shape))
+    if p <= 0:
+        return I.scalar_like(0.0, V((), et), tuple(shape))
+    ones = I.scalar_like(1.0, V((), et), tuple(shape))
+    I.dropout_seed = getattr(I, "dropout_seed", 0) + 1
+    kept = I.unary("dropout", ones, f" {{rate = {f64(1.0 - p)}, seed = {I.dropout_seed} : i64}}")
+    train = I.select(I.compare("ne", kept, 0.0), 1.0, 0.0, tuple(shape))
+    ev = I.scalar_like(p, V((), et), tuple(shape))
+    return I.e.op(f"lpc.train_or_eval {I.mat(train)}, {I.mat(ev)} : {train.type}", train.shape, train.et)
+
+
+def _dtype_et(dtype, default="f32"):
+    return default if dtype is None else elem_type(dtype)
+
+
+@handles("aten.rand.default")
+def _rand(I, node, size, dtype=None, layout=None, device=None, pin_memory=None, **kw):
+    return RV(size, _dtype_et(dtype))
+
+
+@handles("aten.rand_like.default")
+def _rand_like(I, node, x, dtype=None, **kw):
+    return RV(x.shape, _dtype_et(dtype, x.et))
+
+
+@handles("aten.bernoulli.p")
+def _bernoulli_p(I, node, x, p=0.5, generator=None):
+    return _bernoulli(I, x.shape, x.et if x.et in FLOATS else "f32", float(p))
+
+
+def _rand_add(I, node, a, b, alpha=1):
+    r, c = (a, b) if isinstance(a, RV) else (b, a)
+    if isinstance(c, V) or alpha != 1 or r.shift:
+        fail("torch.rand plus a tensor: lpc-import takes rand only as a keep mask "
+             "(floor(keep + rand), rand >= p)")
+    return RV(r.shape, r.et, float(c))
+
+
+def _rand_floor(I, node, r):
+    # floor(c + U), U uniform in [0, 1): 1 with probability c for 0 <= c <= 1.
+    if not 0.0 <= r.shift <= 1.0:
+        fail(f"floor({r.shift} + torch.rand): lpc-import takes a keep probability in [0, 1]")
+    return _bernoulli(I, r.shape, r.et, r.shift)
+
+
+def _rand_compare(pred):
+    def h(I, node, a, b):
+        if not isinstance(a, RV) or isinstance(b, (V, RV)) or a.shift:
+            fail("a comparison of torch.rand: lpc-import takes `rand >= p` / `rand < p` "
+                 "against a number")
+        p = min(max(float(b), 0.0), 1.0)
+        keep = 1.0 - p if pred in ("ge", "gt") else p
+        # A float mask, not a boolean: models turn it into floats (LeViT's
+        # in-place ge_ on floats) and divide by keep, which evaluation needs.
+        return _bernoulli(I, a.shape, "f32", keep)
+    return h
+
+
+RANDOM_HANDLERS = {
+    "aten.add.Tensor": _rand_add, "aten.add.Scalar": _rand_add,
+    "aten.floor.default": _rand_floor,
+    **{f"aten.{p}.{k}": _rand_compare(p) for p in ("ge", "gt", "lt", "le") for k in ("Scalar", "Tensor")},
+}
 
 
 @handles("aten.dropout.default")
