@@ -3157,6 +3157,7 @@ def dense_experts(module):
     finally:
         for c, old in configs.values():
             c._experts_implementation_internal = old
+        del moe.ALL_EXPERTS_FUNCTIONS["lpc_dense"]
 
 
 def functionalize(ep, model):
