@@ -743,20 +743,19 @@ class Importer:
         if target is __import__("operator").getitem:
             return args[0][args[1]]
         leaves = _leaves(args) + _leaves(list(kwargs.values()))
-        if any(isinstance(x, RV) for x in leaves):
-            h = RANDOM_HANDLERS.get(name)
-            if h is None:
-                fail(f"{self.where(node)}: {name} of uniform random numbers (torch.rand): lpc-import "
-                     f"takes them only as a keep mask (floor(keep + rand), rand >= p, rand < p: "
-                     f"drop path)")
-            return h(self, node, *args, **kwargs)
-        if any(isinstance(x, CV) for x in leaves):
-            h = COMPLEX_HANDLERS.get(name)
-            if h is None:
-                fail(f"{self.where(node)}: {name} of a computed complex tensor: lpc-import takes complex "
-                     f"tensors only as rotary embeddings use them (view_as_complex, a multiply, "
-                     f"view_as_real)")
-            return h(self, node, *args, **kwargs)
+        # Values lpc has no type for, taken in the forms models use them.
+        for kind, table, what in (
+                (RV, RANDOM_HANDLERS, "of uniform random numbers (torch.rand): lpc-import takes them "
+                                      "only as a keep mask (floor(keep + rand), rand >= p, rand < p: "
+                                      "drop path)"),
+                (CV, COMPLEX_HANDLERS, "of a computed complex tensor: lpc-import takes complex tensors "
+                                       "only as rotary embeddings use them (view_as_complex, a "
+                                       "multiply, view_as_real)")):
+            if any(isinstance(x, kind) for x in leaves):
+                h = table.get(name)
+                if h is None:
+                    fail(f"{self.where(node)}: {name} {what}")
+                return h(self, node, *args, **kwargs)
         tensors = [x for x in leaves if isinstance(x, V)]
         random = torch.Tag.nondeterministic_seeded in getattr(target, "tags", ())
         if random and name not in HANDLERS:

@@ -148,3 +148,17 @@ class Noise(nn.Module):
 def noise():
     torch.manual_seed(0)
     return Noise(), (torch.randn(4, 8),)
+
+
+class RandScale(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        return (self.fc(x) * torch.rand_like(x)).sum()  # uniform noise, not a keep mask
+
+
+def rand_scale():
+    torch.manual_seed(0)
+    return RandScale(), (torch.randn(4, 8),)
