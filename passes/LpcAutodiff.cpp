@@ -88,8 +88,11 @@ public:
   /// Computes d(loss)/d(v) for every parameter; fails with a diagnostic on
   /// an op without a gradient rule.
   LogicalResult run(ArrayRef<Operation *> forwardOps, Value loss) {
-    // Activity: values that depend on a parameter.
-    for (Operation *op : forwardOps)
+    // Activity: values that depend on a parameter. lpc.stop_gradient's
+    // result is a constant to the backward, whatever its input.
+    for (Operation *op : forwardOps) {
+      if (isa<StopGradientOp>(op))
+        continue;
       for (Value operand : op->getOperands())
         if (params.contains(operand) || varied.contains(operand)) {
           for (Value r : op->getResults())
@@ -97,6 +100,7 @@ public:
               varied.insert(r);
           break;
         }
+    }
     for (Value p : params)
       varied.insert(p);
 
@@ -840,6 +844,10 @@ LogicalResult LpcAutodiffPass::buildEval(func::FuncOp fwd) {
       map.map(sel.getResult(), map.lookupOrDefault(sel.getEval()));
       continue;
     }
+    if (auto sg = dyn_cast<StopGradientOp>(op)) {
+      map.map(sg.getResult(), map.lookupOrDefault(sg.getInput()));
+      continue;
+    }
     b.clone(op, map);
   }
   Value loss = map.lookup(ret.getOperand(0));
@@ -1005,14 +1013,28 @@ LogicalResult LpcAutodiffPass::differentiate(func::FuncOp fwd) {
   Differentiator diff(b, paramArgs);
   if (failed(diff.run(forwardOps, loss)))
     return failure();
+  // The backward sent nothing through lpc.stop_gradient; from here on it
+  // is its input.
+  for (Operation *op : forwardOps)
+    if (auto sg = dyn_cast<StopGradientOp>(op)) {
+      if (loss == sg.getResult())
+        loss = sg.getInput();
+      sg.getResult().replaceAllUsesWith(sg.getInput());
+      sg.erase();
+    }
 
   SmallVector<Value> grads;
   for (auto [i, p] : llvm::enumerate(paramOps)) {
     Value arg = body->getArgument(i);
     Value g = diff.gradient(arg);
     if (!g) {
-      p.emitWarning() << "lpc-autodiff: parameter '" << p.getName()
-                      << "' does not affect the loss; its gradient is zero";
+      if (arg.use_empty())
+        p.emitWarning() << "lpc-autodiff: parameter '" << p.getName()
+                        << "' does not affect the loss; its gradient is zero";
+      else
+        p.emitWarning() << "lpc-autodiff: parameter '" << p.getName()
+                        << "' gets no gradient (it reaches the loss only through "
+                           "lpc.stop_gradient, or not at all); its gradient is zero";
       g = splat(b, NameLoc::get(b.getStringAttr(p.getName() + ".grad"), p.getLoc()),
                 p.getType(), 0.0);
     }

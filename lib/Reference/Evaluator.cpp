@@ -109,7 +109,7 @@ FailureOr<std::vector<Tensor>> Evaluator::run(func::FuncOp fn,
 
 LogicalResult Evaluator::evalOp(Operation *op) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case<ParamOp, InputOp, BufferOp, BufferUpdateOp, TrainOrEvalOp,
+      .Case<ParamOp, InputOp, BufferOp, BufferUpdateOp, TrainOrEvalOp, StopGradientOp,
             ConstantOp, arith::ConstantOp, GradSeedOp,
             MatmulOp, AddOp,
             SubOp, MulOp, DivOp, BiasAddOp, NegOp, ReluOp, GeluOp, SiluOp,
@@ -173,6 +173,11 @@ LogicalResult Evaluator::eval(BufferUpdateOp) { return success(); }
 
 LogicalResult Evaluator::eval(TrainOrEvalOp op) {
   return define(op.getResult(), get(op.getTrain()));
+}
+
+// The forward's value; the gradient rule lives in lpc-autodiff.
+LogicalResult Evaluator::eval(StopGradientOp op) {
+  return define(op.getResult(), get(op.getInput()));
 }
 
 LogicalResult Evaluator::eval(InputOp op) {

@@ -218,6 +218,7 @@ private:
   LogicalResult eval(BufferOp op);
   LogicalResult eval(BufferUpdateOp op);
   LogicalResult eval(TrainOrEvalOp op);
+  LogicalResult eval(StopGradientOp op);
   LogicalResult eval(InputOp op);
   LogicalResult eval(ConstantOp op);
   LogicalResult eval(arith::ConstantOp op);

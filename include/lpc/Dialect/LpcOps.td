@@ -153,6 +153,30 @@ def Lpc_TrainOrEvalOp : Lpc_Op<"train_or_eval", [Pure, FollowPrecision,
   let assemblyFormat = "$train `,` $eval attr-dict `:` type($result)";
 }
 
+def Lpc_StopGradientOp : Lpc_Op<"stop_gradient", [Pure, FollowPrecision,
+    SameOperandsAndResultType]> {
+  let summary = "its input in the forward; no gradient flows through it";
+  let description = [{
+    PyTorch's `x.detach()` and the results of a `torch.no_grad()` block:
+    the value of `input`, which lpc-autodiff treats as a constant (a
+    straight-through estimator `h + (q - h).detach()`, a target computed
+    from the model's own output). lpc-autodiff resolves it: the forward uses
+    `input` itself and the backward sends nothing to it, so no later pass
+    sees the op. It has no folder: a canonicalization before lpc-autodiff
+    must not remove it.
+
+    ```mlir
+    // %q, %h: tensor<8x16xf32>
+    %d = lpc.sub %q, %h : tensor<8x16xf32>
+    %c = lpc.stop_gradient %d : tensor<8x16xf32>
+    %y = lpc.add %h, %c : tensor<8x16xf32>   // y == q; dy/dh == 1
+    ```
+  }];
+  let arguments = (ins Lpc_FloatTensor:$input);
+  let results = (outs Lpc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
 def Lpc_ConstantOp : Lpc_Op<"constant", [ConstantLike, Pure, FixedPrecision]> {
   let summary = "a constant tensor";
   let description = [{
