@@ -33,6 +33,7 @@ import importlib.util
 import itertools
 import json
 import math
+import operator
 import os
 import struct
 import sys
@@ -500,6 +501,8 @@ class Importer:
     def compare(self, pred, a, b, out_shape=None):
         """`a <pred> b` elementwise (lt/le/gt/ge/eq/ne): an i1 tensor."""
         a, b = self._common(a, b)
+        if a.et == "i1":        # booleans compare as 0 and 1 (False < True)
+            a, b = self.cast(a, "i32"), self.cast(b, "i32")
         shape = tuple(np.broadcast_shapes(a.shape, b.shape)) if out_shape is None else tuple(out_shape)
         a, b = self.broadcast(a, shape), self.broadcast(b, shape)
         return self.e.op(f"lpc.compare {pred}, {self.mat(a)}, {self.mat(b)} : {a.type} -> "
@@ -1061,15 +1064,26 @@ def _permute(I, node, x, dims):
 
 @handles("aten.view.default", "aten.reshape.default", "aten._unsafe_view.default",
          "aten.flatten.using_ints", "aten.unsqueeze.default", "aten.squeeze.dim",
-         "aten.squeeze.dims", "aten.squeeze.default", "aten.unflatten.int")
+         "aten.squeeze.dims", "aten.squeeze.default", "aten.unflatten.int",
+         "aten.reshape_as.default", "aten.view_as.default")
 def _reshape(I, node, x, *rest, **kw):
     return I.reshape(x, _out_shape(node))
 
 
 @handles("aten.contiguous.default", "aten.clone.default", "aten.alias.default",
-         "aten.detach.default", "aten.lift_fresh_copy.default", "aten.dropout.default_eval")
+         "aten.lift_fresh_copy.default", "aten.dropout.default_eval")
 def _identity(I, node, x, *rest, **kw):
     return x
+
+
+# x.detach() and a torch.no_grad() block's results (mark_stop_gradients):
+# lpc.stop_gradient, the value unchanged and no gradient through it. A
+# constant or an integer has no gradient to stop.
+@handles("lpc_import.stop_gradient.default", "aten.detach.default")
+def _stop_gradient(I, node, x, *rest, **kw):
+    if not isinstance(x, V) or x.const is not None or x.et not in FLOATS:
+        return x
+    return I.unary("stop_gradient", x)
 
 
 @handles("aten.expand.default", "aten.expand_as.default")
@@ -1512,10 +1526,23 @@ def _pad(I, node, x, pad, value=0):
     return x
 
 
+def _to_result_type(I, node, *xs):
+    """The operands in the node's result type where PyTorch promotes an
+    integer or boolean tensor to a float one (`ids / 2`, `mask * 0.5`,
+    `ids + x`): lpc computes in one type, and a python float must not be
+    read in the integer's."""
+    val = node.meta.get("val")
+    et = elem_type(val.dtype) if val is not None and hasattr(val, "dtype") else None
+    if et not in FLOATS:
+        return xs
+    return tuple(I.cast(x, et) if isinstance(x, V) and x.et not in FLOATS else x for x in xs)
+
+
 def _binop(opname):
     def h(I, node, a, b, alpha=1):
         if alpha != 1:
             b = I.binary("mul", b, alpha) if isinstance(b, V) else b * alpha
+        a, b = _to_result_type(I, node, a, b)
         return I.binary(opname, a, b, _out_shape(node))
     return h
 
@@ -1525,6 +1552,133 @@ for _n, _op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("div", "div")):
     HANDLERS[f"aten.{_n}.Scalar"] = _binop(_op)
 
 
+def _integral(I, x, mode):
+    """floor / ceil / trunc / round (half to even, as PyTorch's) of a float
+    tensor, from lpc.convert's truncation toward 0 in f32: exact where
+    |x| < 2^23, and beyond that every f32 is an integer already (inf and
+    NaN too), so x is the answer there. PyTorch's gradient of each is 0
+    everywhere: the result is lpc.stop_gradient."""
+    if x.et not in FLOATS:
+        return x
+    if x.const is not None:
+        import torch
+        return V(x.shape, x.et, const=getattr(torch, mode)(x.const))
+    et, x = x.et, I.cast(x, "f32")
+    small = I.compare("lt", _abs(I, None, x), 2.0 ** 23)
+    xs = I.select(small, x, 0.0)
+
+    def trunc(v):
+        return I.convert(I.convert(v, "i32"), "f32")
+
+    t = trunc(xs)
+    if mode == "floor":
+        r = I.binary("sub", t, I.select(I.compare("gt", t, xs), 1.0, 0.0))
+    elif mode == "ceil":
+        r = I.binary("add", t, I.select(I.compare("lt", t, xs), 1.0, 0.0))
+    elif mode == "round":
+        # |x - trunc(x)| is exact; away from t by one where it is above a
+        # half, or a half and t odd (ties to even).
+        frac = _abs(I, None, I.binary("sub", xs, t))
+        half = I.binary("mul", t, 0.5)
+        odd = I.compare("ne", half, trunc(half))
+        tie_up = I.select(I.compare("eq", frac, 0.5), odd, False)
+        up = I.select(I.compare("gt", frac, 0.5), True, tie_up)
+        step = I.select(I.compare("lt", xs, 0.0), -1.0, 1.0)
+        r = I.binary("add", t, I.select(up, step, 0.0))
+    else:
+        r = t
+    return I.unary("stop_gradient", I.cast(I.select(small, r, x), et))
+
+
+for _n in ("floor", "ceil", "trunc", "round"):
+    HANDLERS[f"aten.{_n}.default"] = (lambda m: (lambda I, node, x: _integral(I, x, m)))(_n)
+HANDLERS["aten.fix.default"] = HANDLERS["aten.trunc.default"]
+
+
+@handles("aten.frac.default")
+def _frac(I, node, x):
+    # x - trunc(x): its gradient is 1, as PyTorch's.
+    return I.binary("sub", x, _integral(I, x, "trunc"))
+
+
+def _int_floor_div(I, a, b):
+    """floor(a / b) and a - b * floor(a / b) of integer tensors, exactly
+    (i32, wrapping as lpc's integer arithmetic does). The quotient from f32
+    is off by up to |a| * 2^-24 / |b| + 1 (a is rounded to 24 bits); the
+    remainder it leaves, a - q b, is exact in integers and small enough to be
+    exact in f32, so a second f32 division of it corrects q to within 1, and
+    two steps in integers bring the remainder into b's range."""
+    shape = tuple(np.broadcast_shapes(a.shape, b.shape))
+    a, b = I.broadcast(a, shape), I.broadcast(b, shape)
+    bf = I.cast(b, "f32")
+
+    def floor_quotient(n):
+        return I.convert(_integral(I, I.binary("div", I.cast(n, "f32"), bf), "floor"), "i32")
+
+    def rem(q):
+        return I.binary("sub", a, I.binary("mul", q, b))
+
+    q = floor_quotient(a)
+    q = I.binary("add", q, floor_quotient(rem(q)))
+    r = rem(q)
+    zero, one, minus = (I.scalar_like(v, a, ()) for v in (0, 1, -1))
+    neg_b = I.compare("lt", b, zero)
+    for _ in range(2):
+        # Below the range (r < 0 for b > 0, r > 0 for b < 0): q - 1, r + b.
+        below = I.select(neg_b, I.compare("gt", r, zero), I.compare("lt", r, zero))
+        # At or beyond b (r >= b for b > 0, r <= b for b < 0): q + 1, r - b.
+        above = I.select(neg_b, I.compare("le", r, b), I.compare("ge", r, b))
+        q = I.binary("add", q, I.select(below, minus, I.select(above, one, zero)))
+        r = rem(q)
+    return q, r
+
+
+def _floor_div_parts(I, node, a, b):
+    a, b = _to_result_type(I, node, a, b)
+    a, b = I._common(a, b)
+    if a.et in FLOATS:
+        q = _integral(I, I.binary("div", a, b), "floor")
+        return q, None
+    if a.et == "i1":
+        fail("floor division of boolean tensors is not supported")
+    return _int_floor_div(I, a, b)
+
+
+@handles("aten.floor_divide.default", "aten.floor_divide.Scalar")
+def _floor_divide(I, node, a, b):
+    return _floor_div_parts(I, node, a, b)[0]
+
+
+@handles("aten.div.Tensor_mode", "aten.div.Scalar_mode")
+def _div_mode(I, node, a, b, rounding_mode=None):
+    if rounding_mode is None:
+        a, b = _to_result_type(I, node, a, b)
+        return I.binary("div", a, b, _out_shape(node))
+    if rounding_mode == "floor":
+        return _floor_div_parts(I, node, a, b)[0]
+    a, b = I._common(*_to_result_type(I, node, a, b))
+    if a.et in FLOATS:
+        return _integral(I, I.binary("div", a, b), "trunc")
+    # Integers toward zero: the floor quotient, plus one where the exact
+    # quotient is negative and not whole.
+    q, r = _int_floor_div(I, a, b)
+    zero = I.scalar_like(0, q, ())
+    fix = I.select(I.compare("ne", r, zero),
+                   I.select(I.compare("lt", q, zero), I.scalar_like(1, q, ()), zero), zero)
+    return I.binary("add", q, fix)
+
+
+@handles("aten.remainder.Tensor", "aten.remainder.Scalar")
+def _remainder(I, node, a, b):
+    q, r = _floor_div_parts(I, node, a, b)
+    if r is not None:
+        return r
+    # Floats: a - b * floor(a / b), PyTorch's formula and gradient (1 for
+    # a, -floor(a / b) for b).
+    a, b = I._common(*_to_result_type(I, node, a, b))
+    return I.binary("sub", a, I.binary("mul", b, q), _out_shape(node))
+
+
 @handles("aten.rsub.Scalar")
 def _rsub(I, node, a, b, alpha=1):
     return I.binary("sub", b, a, _out_shape(node))
@@ -1532,12 +1686,24 @@ def _rsub(I, node, a, b, alpha=1):
 
 @handles("aten.neg.default")
 def _neg(I, node, x):
+    if x.et not in FLOATS:       # lpc.neg takes floats; 0 - x wraps as PyTorch's
+        return I.binary("sub", I.scalar_like(0, x, ()), x)
     return I.unary("neg", x)
+
+
+def _float_unary(op):
+    def h(I, node, x):
+        # torch.exp(ids) and its kind compute in the default float type.
+        x, = _to_result_type(I, node, x)
+        if x.et not in FLOATS:   # relu of an integer tensor stays one
+            return I.select(I.compare("gt", x, 0), x, 0)
+        return I.unary(op, x)
+    return h
 
 
 for _n in ("relu", "silu", "tanh", "sigmoid", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt",
            "sin", "cos", "erf"):
-    HANDLERS[f"aten.{_n}.default"] = (lambda op: (lambda I, node, x: I.unary(op, x)))(_n)
+    HANDLERS[f"aten.{_n}.default"] = _float_unary(_n)
 
 
 @handles("aten.gelu.default")
@@ -1581,6 +1747,22 @@ def _sum(I, node, x, dims=None, keepdim=False, dtype=None):
         val = node.meta.get("val")
         return I.cast(n, "i32") if val is not None and not val.dtype.is_floating_point else n
     return I.reduce("reduce_sum", x, dims, keepdim)
+
+
+@handles("aten.any.default", "aten.any.dim", "aten.any.dims")
+def _any(I, node, x, dims=None, keepdim=False):
+    # Whether any element is non-zero: the max of the truth values.
+    dims = [dims] if isinstance(dims, int) else dims
+    return I.reduce("reduce_max", _truth(I, x), dims, keepdim)
+
+
+@handles("aten.all.default", "aten.all.dim", "aten.all.dims")
+def _all(I, node, x, dims=None, keepdim=False):
+    # not any(not x)
+    dims = [dims] if isinstance(dims, int) else dims
+    c = _truth(I, x)
+    some_false = I.reduce("reduce_max", I.select(c, False, True, c.shape), dims, keepdim)
+    return I.select(some_false, False, True, some_false.shape)
 
 
 @handles("aten.amax.default")
@@ -1786,6 +1968,8 @@ def _square(I, node, x):
 
 @handles("aten.abs.default")
 def _abs(I, node, x):
+    if x.et not in FLOATS:       # integers (T5's relative position buckets)
+        return I.select(I.compare("lt", x, 0), _neg(I, node, x), x)
     # relu(x) + relu(-x): exact (one term is 0; NaN stays NaN), and its
     # gradient is sign(x), 0 at 0, as PyTorch's.
     return I.binary("add", I.unary("relu", x), I.unary("relu", I.unary("neg", x)))
@@ -3159,6 +3343,100 @@ def dense_experts(module):
         del moe.ALL_EXPERTS_FUNCTIONS["lpc_dense"]
 
 
+_STOP_GRADIENT = []
+
+
+def _stop_gradient_op():
+    """lpc_import::stop_gradient, the value unchanged: `x.detach()` and the
+    results of a `torch.no_grad()` block. A custom op, because torch.export's
+    decompositions (functionalization included) turn detach into alias and
+    inline no_grad blocks, and either way the gradient would flow."""
+    if not _STOP_GRADIENT:
+        import torch
+
+        @torch.library.custom_op("lpc_import::stop_gradient", mutates_args=())
+        def stop_gradient(x: torch.Tensor) -> torch.Tensor:
+            return x.clone()
+
+        @stop_gradient.register_fake
+        def _(x):
+            return torch.empty_like(x)
+
+        _STOP_GRADIENT.append(torch.ops.lpc_import.stop_gradient.default)
+    return _STOP_GRADIENT[0]
+
+
+def mark_stop_gradients(ep):
+    """Rewrites the exported graph, before any decomposition, so that what
+    PyTorch keeps out of the gradient stays out of lpc's: each aten.detach
+    becomes lpc_import::stop_gradient, and each torch.no_grad() block
+    (torch.export's wrap_with_set_grad_enabled(False, body, *args)) is
+    inlined with a stop_gradient on each of its results. A block that
+    enables gradients is inlined as it is (the step computes with them)."""
+    import torch
+    hop = getattr(torch.ops.higher_order, "wrap_with_set_grad_enabled", None)
+    gm = ep.graph_module
+    changed = False
+    fresh = itertools.count()
+
+    def inline(graph, owner, n):
+        enabled, body, *args = n.args
+        sub = getattr(owner, body.target)
+        env, outs = {}, None
+        phs = iter(args)
+        with graph.inserting_before(n):
+            for sn in sub.graph.nodes:
+                if sn.op == "placeholder":
+                    env[sn] = next(phs)
+                elif sn.op == "output":
+                    outs = sn.args[0]
+                elif sn.op == "get_attr":
+                    name = f"_lpc_no_grad_{next(fresh)}"
+                    setattr(owner, name, getattr(sub, sn.target))
+                    env[sn] = graph.get_attr(name)
+                    env[sn].meta = dict(sn.meta)
+                else:
+                    env[sn] = graph.node_copy(sn, lambda x: env[x])
+            results = []
+            for o in outs:
+                v = env[o] if isinstance(o, torch.fx.Node) else o
+                if not enabled and isinstance(v, torch.fx.Node) and \
+                        isinstance(v.meta.get("val"), torch.Tensor):
+                    w = graph.call_function(_stop_gradient_op(), (v,))
+                    w.meta = dict(v.meta)
+                    v = w
+                results.append(v)
+        for u in list(n.users):
+            if u.op == "call_function" and u.target is operator.getitem:
+                u.replace_all_uses_with(results[u.args[1]])
+                graph.erase_node(u)
+            else:
+                fail(f"node {n.name}: a torch.no_grad() block's result is used whole; "
+                     f"lpc-import takes its results one by one")
+        graph.erase_node(n)
+        if not body.users:
+            graph.erase_node(body)
+
+    def walk(graph, owner):
+        nonlocal changed
+        for n in list(graph.nodes):
+            if n.op != "call_function":
+                continue
+            if n.target is torch.ops.aten.detach.default:
+                n.target = _stop_gradient_op()
+                changed = True
+            elif hop is not None and n.target is hop:
+                walk(getattr(owner, n.args[1].target).graph, getattr(owner, n.args[1].target))
+                inline(graph, owner, n)
+                changed = True
+
+    walk(gm.graph, gm)
+    if changed:
+        gm.graph.lint()
+        gm.recompile()
+    return ep
+
+
 def functionalize(ep, model):
     """The exported program without in-place ops. torch.export's training IR
     keeps a module's `x.add_(y)` or `relu_(x)` as written; running the
@@ -3254,7 +3532,7 @@ def main(argv=None):
         except Exception as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             fail(f"{a.model}: torch.export could not export the module: {type(e).__name__}: {first}")
-        ep = decompose_unsupported(functionalize(ep, a.model), a.model)
+        ep = decompose_unsupported(functionalize(mark_stop_gradients(ep), a.model), a.model)
         imp = Importer(ep, path, a.name, a.attention)
         first = {}
         for n, prm in module.named_parameters(remove_duplicate=False):
