@@ -2,8 +2,9 @@
 dropout off, nothing downloaded: GPT-NeoX (partial rotary embeddings,
 parallel attention + MLP residual), Gemma (grouped-query attention with its
 own head_dim, RMSNorm of (1 + weight), scaled embeddings, GELU-tanh gated
-MLP) and DistilBERT for sequence classification (an encoder, a pooled
-first-token head, integer class labels)."""
+MLP), DistilBERT for sequence classification (an encoder, a pooled
+first-token head, integer class labels), mBART with padded labels, LongT5
+(transient-global attention) and CANINE (hashed characters)."""
 import torch
 from transformers import (DistilBertConfig, DistilBertForSequenceClassification, GemmaConfig,
                           GemmaForCausalLM, GPTNeoXConfig, GPTNeoXForCausalLM)
@@ -112,3 +113,48 @@ def mbart_batches(steps):
     labels = torch.randint(3, VOCAB, (n, SEQ // 2), generator=g)
     labels[1::2, -3:] = 0   # padded labels: the last real token is found by the count
     return {"input_ids": ids, "labels": labels}
+
+
+# LongT5 with transient-global attention: global block ids by floor of a
+# cumsum, a boolean mask compared with 0, one_hot (any), integer abs in its
+# relative position buckets. Padded inputs with their attention mask.
+def longt5():
+    from transformers import LongT5Config, LongT5ForConditionalGeneration
+    torch.manual_seed(0)
+    m = LongT5ForConditionalGeneration(LongT5Config(
+        vocab_size=VOCAB, d_model=32, d_ff=48, num_layers=1, num_decoder_layers=1, num_heads=4,
+        d_kv=8, dropout_rate=0.0, local_radius=4, global_block_size=4,
+        encoder_attention_type="transient-global", pad_token_id=0, eos_token_id=1,
+        decoder_start_token_id=0))
+    return m, longt5_batches(1)
+
+
+def longt5_batches(steps):
+    g = torch.Generator().manual_seed(1)
+    n = steps * BATCH
+    ids = torch.randint(3, VOCAB, (n, SEQ), generator=g)
+    mask = torch.ones(n, SEQ, dtype=torch.long)
+    mask[1::2, -5:] = 0
+    ids[mask == 0] = 0
+    return {"input_ids": ids, "attention_mask": mask,
+            "labels": torch.randint(3, VOCAB, (n, SEQ // 2), generator=g)}
+
+
+# CANINE: characters hashed into buckets ((id + 1) * prime % buckets, in
+# integers), downsampled by a strided convolution, upsampled by repetition.
+def canine():
+    from transformers import CanineConfig, CanineForSequenceClassification
+    torch.manual_seed(0)
+    m = CanineForSequenceClassification(CanineConfig(
+        hidden_size=32, num_hidden_layers=1, num_attention_heads=4, intermediate_size=48,
+        max_position_embeddings=64, num_hash_buckets=61, hidden_dropout_prob=0.0,
+        attention_probs_dropout_prob=0.0, num_labels=CLASSES, downsampling_rate=4))
+    return m, canine_batches(1)
+
+
+def canine_batches(steps):
+    g = torch.Generator().manual_seed(1)
+    n = steps * BATCH
+    # Unicode code points, up to the last plane: the hash's products exceed 2^24.
+    return {"input_ids": torch.randint(32, 0x10FFFF, (n, SEQ), generator=g),
+            "labels": torch.randint(0, CLASSES, (n,), generator=g)}
