@@ -487,6 +487,12 @@ class Importer:
         if not isinstance(a, V) and not isinstance(b, V):
             like = V((), "i1" if isinstance(a, bool) and isinstance(b, bool) else "f32")
             a = self.scalar_like(a, like, ())
+        # A python float against an integer or boolean tensor: PyTorch
+        # computes in float (`ids >= 0.5`, `where(m, ids, 0.5)`).
+        if isinstance(a, float) and isinstance(b, V) and b.et not in FLOATS:
+            b = self.cast(b, "f32")
+        if isinstance(b, float) and isinstance(a, V) and a.et not in FLOATS:
+            a = self.cast(a, "f32")
         if not isinstance(a, V):
             a = self.scalar_like(a, b, ())
         if not isinstance(b, V):
@@ -781,11 +787,30 @@ class Importer:
             fail(f"{self.where(node)}: the ATen op {name} is not supported by lpc-import")
         try:
             out = h(self, node, *args, **kwargs)
+            out = self._as_exported(node, name, out)
         except ImportError_ as e:
             msg = str(e)
             if not msg.startswith(self.where(node)):
                 msg = f"{self.where(node)}: {name}: {msg}"
             raise ImportError_(msg)
+        return out
+
+    def _as_exported(self, node, name, out):
+        """The handler's value against what PyTorch computed at export: the
+        same shape (a difference is a bug in lpc-import, stopped here rather
+        than trained on), and the same kind of element (float, integer,
+        boolean), converted where a handler kept its operand's kind."""
+        import torch
+        val = node.meta.get("val")
+        if not isinstance(out, V) or not isinstance(val, torch.Tensor) or val.dtype.is_complex:
+            return out
+        if out.shape != tuple(int(d) for d in val.shape):
+            fail(f"internal error: lpc-import's {name} gives shape {list(out.shape)} where "
+                 f"PyTorch's is {list(val.shape)}; please report it")
+        want = elem_type(val.dtype)
+        kind = (lambda et: "float" if et in FLOATS else et)
+        if kind(out.et) != kind(want):
+            return self.cast(out, want)
         return out
 
     def where(self, node):

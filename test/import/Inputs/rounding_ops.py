@@ -5,8 +5,8 @@ computed from the parameters (PyTorch's gradient through the rounding is 0,
 through frac and remainder's dividend 1) and of integer inputs, negative and
 beyond f32's exact integers up to 2^30 (CANINE-style hashing: (id + 1) *
 prime % buckets picks an embedding row); an integer tensor times a python float
-(promoted to float, not read as an integer 0) and divided (true
-division). Tiny sizes, random weights."""
+(promoted to float, not read as an integer 0), divided (true
+division), compared with a python float and selected against one. Tiny sizes, random weights."""
 import torch
 import torch.nn as nn
 
@@ -47,6 +47,9 @@ class Rounding(nn.Module):
         odd, third = ids % 2 == 1, ids % 3 == 0
         feats = feats + (odd > third).float() * g + (odd >= True) * 0.5 \
             + torch.any(third, -1, keepdim=True) * 0.3 + torch.all(odd, -1, keepdim=True) * g
+        # A python float against integers: compared and selected in float.
+        small_ids = ids % 3
+        feats = feats + (small_ids >= 0.5) * g + torch.where(odd, small_ids, 0.5) * 0.2
         return nn.functional.cross_entropy(self.head(feats), y)
 
 
