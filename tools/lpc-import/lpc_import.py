@@ -3425,7 +3425,10 @@ def mark_stop_gradients(ep):
             results = []
             for o in outs:
                 v = env[o] if isinstance(o, torch.fx.Node) else o
-                if not enabled and isinstance(v, torch.fx.Node) and \
+                # Only what ops of the block computed: a tensor it returns
+                # untouched keeps its gradient, as in PyTorch. (torch.export
+                # puts a nested enable_grad() block's ops outside the body.)
+                if not enabled and isinstance(o, torch.fx.Node) and o.op != "placeholder" and \
                         isinstance(v.meta.get("val"), torch.Tensor):
                     w = graph.call_function(_stop_gradient_op(), (v,))
                     w.meta = dict(v.meta)

@@ -101,3 +101,34 @@ def no_grad_target():
 
 def no_grad_target_batches(steps):
     return _xy(steps, 8, 4, 3)
+
+
+class Nested(nn.Module):
+    """enable_grad() inside no_grad(), and no_grad() inside that: only the
+    ops run with gradients off stop it."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(8, 16)
+        self.b = nn.Linear(16, 4)
+
+    def forward(self, x, y):
+        h = self.a(x)
+        with torch.no_grad():
+            c = h * 2                    # no gradient
+            with torch.enable_grad():
+                e = c * h                # a gradient through h only
+            with torch.no_grad():
+                d = torch.tanh(c)
+            p = h                        # the same tensor: keeps its gradient
+        out = self.b(torch.cat([e, d], -1)[:, :16] + p)
+        return ((out - y) ** 2).mean()
+
+
+def nested():
+    torch.manual_seed(0)
+    return Nested(), nested_batches(1)
+
+
+def nested_batches(steps):
+    return _xy(steps, 8, 4, 4)
