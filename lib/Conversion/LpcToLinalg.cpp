@@ -771,6 +771,11 @@ struct LpcToLinalgPass
       // Fused attention and collectives stay ops: one-shot-bufferize makes
       // them library calls (dialects/AttentionBufferization.cpp,
       // CollectiveBufferization.cpp).
+      if (isa<StopGradientOp, TrainOrEvalOp>(op)) {
+        op->emitError() << "lpc-to-linalg: '" << op->getName()
+                        << "' is resolved by lpc-autodiff, which must run first";
+        return WalkResult::interrupt();
+      }
       if (isa<LpcDialect>(op->getDialect()) &&
           !isa<AttentionOp, AttentionGradOp, AllReduceOp, ReduceScatterOp,
                AllGatherOp, ShardOp, AllToAllOp>(op)) {
