@@ -5,6 +5,7 @@
 #include "Position.h"
 #include "lpc/Runtime/HostFloat.h"
 
+#include <algorithm>
 #include <set>
 #include <cstring>
 #include <limits>
@@ -261,11 +262,13 @@ Expected<InitWeights> loadInitWeights(const std::string &path,
     for (auto &[name, t] : file->tensors)
       if (!w.params.count(name) && !w.buffers.count(name))
         w.extra.emplace(name, std::move(t));
-  // An alias must name a parameter (or its entry would be written stale).
+  // An alias must name a parameter or a buffer (a frozen parameter), or
+  // its entry would be written stale.
   for (const auto &[key, target] : w.metadata)
-    if (key.rfind(kAliasPrefix, 0) == 0 && !w.params.count(target))
+    if (key.rfind(kAliasPrefix, 0) == 0 && !w.params.count(target) &&
+        !w.buffers.count(target))
       problems.push_back("metadata '" + key + "' names '" + target +
-                         "', which is not a parameter of the model");
+                         "', which is not a parameter or buffer of the model");
   if (!problems.empty())
     return Error::make(listProblems(path, problems));
   return w;
@@ -302,10 +305,21 @@ Error saveWeights(const std::string &path,
         continue;
       auto alias = init->metadata.find(kAliasPrefix + name);
       if (alias != init->metadata.end()) {
-        const auto &target = params.at(alias->second);
-        views.push_back({name, DType::F32, target.first.shape, target.second,
-                         size_t(*numElementsOf(target.first.shape)) * sizeof(float)});
-        continue;
+        if (auto target = params.find(alias->second); target != params.end()) {
+          const ParamSpec &spec = target->second.first;
+          views.push_back({name, DType::F32, spec.shape, target->second.second,
+                           size_t(*numElementsOf(spec.shape)) * sizeof(float)});
+          continue;
+        }
+        auto buf = std::find_if(buffers.begin(), buffers.end(), [&](const TensorView &b) {
+          return b.name == alias->second;
+        });
+        if (buf != buffers.end()) {
+          TensorView copy = *buf;
+          copy.name = name;
+          views.push_back(copy);
+          continue;
+        }
       }
       views.push_back({name, t.dtype, t.shape, t.bytes.data(), t.bytes.size()});
     }

@@ -348,6 +348,7 @@ class Importer:
         self.params = []
         self.param_values = {}
         self.buffers = {}
+        self.frozen = []        # parameters with requires_grad=False, as buffers
         # Tied parameters: every state_dict name of one tensor -> the first.
         self.canonical = {}
 
@@ -625,6 +626,17 @@ class Importer:
                     canon = self.canonical.get(spec.target, spec.target)
                     if canon in self.param_values:  # a tied parameter
                         self.env[node.name] = self.param_values[canon]
+                        continue
+                    if not t.requires_grad:
+                        # Frozen (requires_grad=False: a fine-tuned model's
+                        # backbone, LoRA's base weights): state that is not
+                        # trained, no gradient and no optimizer state, as
+                        # PyTorch's optimizer leaves it. Its values come
+                        # from lpc-run --init.
+                        v = self.buffer(canon, t.detach().float())
+                        self.frozen.append(canon)
+                        self.param_values[canon] = v
+                        self.env[node.name] = v
                         continue
                     self.e.cur_loc = self.e.named_loc(canon)
                     v = self.e.op(f'lpc.param "{canon}" {init} : {tensor_type(t.shape, "f32")}',
@@ -3573,7 +3585,11 @@ def main(argv=None):
             os.replace(tmp, final)
         tmps = []
         n = sum(int(np.prod(ep.state_dict[x].shape)) for x in imp.params)
-        bufs = f", {len(imp.buffers)} buffers" if imp.buffers else ""
+        nbuf = len(imp.buffers) - len(imp.frozen)
+        bufs = f", {nbuf} buffers" if nbuf else ""
+        if imp.frozen:
+            bufs += (f", {len(imp.frozen)} frozen parameter tensors (requires_grad=False: not trained; "
+                     f"lpc-run --init gives their values)")
         print(f"lpc-import: wrote {a.output} ({len(imp.params)} parameter tensors, {n} parameters{bufs}; inputs: "
               f"{', '.join(imp.input_names)})" + (f" and {a.weights}" if a.weights else ""), file=sys.stderr)
         return 0
