@@ -751,6 +751,7 @@ class Importer:
         # An input takes its role from its first use.
         role_of = {"aten.embedding.default": (1, "tokens"),
                    "aten.cross_entropy_loss.default": (1, "labels"),
+                   "lpc_import.cross_entropy.default": (1, "labels"),
                    "aten.mse_loss.default": (1, "targets")}
         if name in role_of:
             i, role = role_of[name]
@@ -2673,14 +2674,55 @@ def _sdpa(I, node, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scal
     return I.matmul(p, v)
 
 
-@handles("aten.cross_entropy_loss.default")
+def _ce_is_plain(node):
+    """Whether lpc.softmax_cross_entropy expresses this cross_entropy: no class
+    weights, no label smoothing, a mean or a sum."""
+    names = ("self", "target", "weight", "reduction", "ignore_index", "label_smoothing")
+    args = dict(zip(names, node.args))
+    args.update(node.kwargs)
+    return (args.get("weight") is None and not args.get("label_smoothing", 0.0)
+            and args.get("reduction", 1) in (1, 2))
+
+
+# Ops with a handler for their common form only: the others are written in
+# PyTorch's own decomposition (decompose_unsupported) before the import.
+# cross_entropy with class weights, label smoothing or reduction='none'
+# becomes log_softmax and nll_loss's gather and sums, exactly PyTorch's formula.
+DECOMPOSE_WHEN = {"aten.cross_entropy_loss.default": lambda n: not _ce_is_plain(n)}
+_PLAIN_CE = []
+
+
+def _plain_cross_entropy_op():
+    """lpc_import::cross_entropy, aten.cross_entropy_loss under another name:
+    a plain cross_entropy beside one that must be decomposed keeps the fused
+    handler."""
+    if not _PLAIN_CE:
+        import torch
+        from typing import Optional
+
+        @torch.library.custom_op("lpc_import::cross_entropy", mutates_args=())
+        def cross_entropy(logits: torch.Tensor, target: torch.Tensor, weight: Optional[torch.Tensor] = None,
+                          reduction: int = 1, ignore_index: int = -100,
+                          label_smoothing: float = 0.0) -> torch.Tensor:
+            return torch.ops.aten.cross_entropy_loss(logits, target, weight, reduction, ignore_index,
+                                                     label_smoothing).clone()
+
+        @cross_entropy.register_fake
+        def _(logits, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+            return logits.new_empty(())
+
+        _PLAIN_CE.append(torch.ops.lpc_import.cross_entropy.default)
+    return _PLAIN_CE[0]
+
+
+KEEP_AS = {"aten.cross_entropy_loss.default": _plain_cross_entropy_op}
+
+
+@handles("aten.cross_entropy_loss.default", "lpc_import.cross_entropy.default")
 def _cross_entropy(I, node, logits, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
-    if weight is not None:
-        fail("cross_entropy with class weights is not supported")
-    if label_smoothing:
-        fail("cross_entropy with label_smoothing is not supported")
-    if reduction not in (1, 2):
-        fail("cross_entropy with reduction='none' is not supported (the loss must be a scalar)")
+    if not _ce_is_plain(node):
+        fail("internal error: a cross_entropy with class weights, label smoothing or no reduction "
+             "reached the fused handler")
     if len(logits.shape) > 2 and target.shape != logits.shape[:-1]:
         # PyTorch's [N, C, d...] layout: move C last.
         perm = [0] + list(range(2, len(logits.shape))) + [1]
@@ -3514,13 +3556,27 @@ def decompose_unsupported(ep, model):
 
     table = torch.export.default_decompositions()
     by_name = {str(k): k for k in table.keys()}
+    # A decomposition replaces every node of its op: the forms a handler
+    # takes keep it under an op of lpc-import's own first.
+    changed = False
+    for n in ep.graph.nodes:
+        if n.op == "call_function" and isinstance(n.target, OpOverload):
+            keep = KEEP_AS.get(_op_name(n.target))
+            if keep is not None and not DECOMPOSE_WHEN[_op_name(n.target)](n) and any(
+                    DECOMPOSE_WHEN[_op_name(n.target)](m) for m in ep.graph.nodes
+                    if m.op == "call_function" and m.target is n.target):
+                n.target = keep()
+                changed = True
+    if changed:
+        ep.graph_module.recompile()
     for _ in range(4):
         todo = {}
         for n in ep.graph.nodes:
             if n.op != "call_function" or not isinstance(n.target, OpOverload):
                 continue
             name = _op_name(n.target)
-            if name not in HANDLERS and name in by_name:
+            handled = name in HANDLERS and not DECOMPOSE_WHEN.get(name, lambda n: False)(n)
+            if not handled and name in by_name:
                 todo[by_name[name]] = table[by_name[name]]
         if not todo:
             break
