@@ -3451,15 +3451,16 @@ def mark_stop_gradients(ep):
     becomes lpc_import::stop_gradient, and each torch.no_grad() block
     (torch.export's wrap_with_set_grad_enabled(False, body, *args)) is
     inlined with a stop_gradient on each of its results. A block that
-    enables gradients is inlined as it is (the step computes with them)."""
+    enables gradients is inlined as it is (the step computes with them), and
+    so is a torch.autocast region (lpc's precision policy replaces it)."""
     import torch
     hop = getattr(torch.ops.higher_order, "wrap_with_set_grad_enabled", None)
+    autocast = getattr(torch.ops.higher_order, "wrap_with_autocast", None)
     gm = ep.graph_module
     changed = False
     fresh = itertools.count()
 
-    def inline(graph, owner, n):
-        enabled, body, *args = n.args
+    def inline(graph, owner, n, body, args, enabled):
         sub = getattr(owner, body.target)
         env, outs = {}, None
         phs = iter(args)
@@ -3508,8 +3509,17 @@ def mark_stop_gradients(ep):
                 n.target = _stop_gradient_op()
                 changed = True
             elif hop is not None and n.target is hop:
-                walk(getattr(owner, n.args[1].target).graph, getattr(owner, n.args[1].target))
-                inline(graph, owner, n)
+                body = n.args[1]
+                walk(getattr(owner, body.target).graph, getattr(owner, body.target))
+                inline(graph, owner, n, body, n.args[2:], n.args[0])
+                changed = True
+            elif autocast is not None and n.target is autocast:
+                # torch.autocast(device, dtype, enabled, cache, body, *args):
+                # lpc's precision policy (lpc-run --mixed-precision) decides
+                # every op's precision, the region's too.
+                body = n.args[4]
+                walk(getattr(owner, body.target).graph, getattr(owner, body.target))
+                inline(graph, owner, n, body, n.args[5:], True)
                 changed = True
 
     walk(gm.graph, gm)
