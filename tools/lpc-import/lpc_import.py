@@ -3529,6 +3529,22 @@ def mark_stop_gradients(ep):
     return ep
 
 
+def _export_hint(e):
+    """Where in the model's own code torch.export stopped, and what a
+    data-dependent failure means."""
+    import traceback
+    frames = [f for f in traceback.extract_tb(e.__traceback__)
+              if f"{os.sep}torch{os.sep}" not in f.filename and f.filename != __file__]
+    where = f" (at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}: " \
+            f"{(frames[-1].line or '').strip()})" if frames else ""
+    if "data-dependent" in str(e) or "DataDependent" in type(e).__name__:
+        where += ("; the module's code branches on, or sizes a tensor by, the values of its "
+                  "inputs (nonzero(), .item(), boolean-mask indexing), and lpc-import needs one "
+                  "graph for every batch. Hugging Face sequence classifiers do this with their labels "
+                  "unless config.problem_type is set (e.g. 'single_label_classification')")
+    return where
+
+
 def functionalize(ep, model):
     """The exported program without in-place ops. torch.export's training IR
     keeps a module's `x.add_(y)` or `relu_(x)` as written; running the
@@ -3637,7 +3653,8 @@ def main(argv=None):
                 ep = torch.export.export(module, args, kwargs)
         except Exception as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            fail(f"{a.model}: torch.export could not export the module: {type(e).__name__}: {first}")
+            fail(f"{a.model}: torch.export could not export the module: {type(e).__name__}: {first}"
+                 + _export_hint(e))
         ep = decompose_unsupported(functionalize(mark_stop_gradients(ep), a.model), a.model)
         imp = Importer(ep, path, a.name, a.attention)
         first = {}

@@ -4,7 +4,7 @@ parallel attention + MLP residual), Gemma (grouped-query attention with its
 own head_dim, RMSNorm of (1 + weight), scaled embeddings, GELU-tanh gated
 MLP), DistilBERT for sequence classification (an encoder, a pooled
 first-token head, integer class labels), mBART with padded labels, LongT5
-(transient-global attention) and CANINE (hashed characters)."""
+(transient-global attention), CANINE (hashed characters) and DeBERTa-v2."""
 import torch
 from transformers import (DistilBertConfig, DistilBertForSequenceClassification, GemmaConfig,
                           GemmaForCausalLM, GPTNeoXConfig, GPTNeoXForCausalLM)
@@ -158,3 +158,20 @@ def canine_batches(steps):
     # Unicode code points, up to the last plane: the hash's products exceed 2^24.
     return {"input_ids": torch.randint(32, 0x10FFFF, (n, SEQ), generator=g),
             "labels": torch.randint(0, CLASSES, (n,), generator=g)}
+
+
+# DeBERTa-v2 (disentangled attention: content-to-position and
+# position-to-content terms, log-bucketed relative positions gathered per
+# query) for sequence classification; problem_type set, as its default loss
+# indexes by labels.nonzero(), which torch.export cannot trace.
+def deberta_v2():
+    from transformers import DebertaV2Config, DebertaV2ForSequenceClassification
+    torch.manual_seed(0)
+    m = DebertaV2ForSequenceClassification(DebertaV2Config(
+        vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+        intermediate_size=48, max_position_embeddings=SEQ, hidden_dropout_prob=0.0,
+        attention_probs_dropout_prob=0.0, num_labels=CLASSES, pad_token_id=0,
+        relative_attention=True, position_buckets=8, max_relative_positions=16,
+        pos_att_type=["p2c", "c2p"], norm_rel_ebd="layer_norm", share_att_key=True,
+        position_biased_input=False, problem_type="single_label_classification"))
+    return m, distilbert_batches(1)
