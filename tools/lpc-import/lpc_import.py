@@ -3541,7 +3541,9 @@ def _export_hint(e):
         where += ("; the module's code branches on, or sizes a tensor by, the values of its "
                   "inputs (nonzero(), .item(), boolean-mask indexing), and lpc-import needs one "
                   "graph for every batch. Hugging Face sequence classifiers do this with their labels "
-                  "unless config.problem_type is set (e.g. 'single_label_classification')")
+                  "unless config.problem_type is set (e.g. 'single_label_classification'), and models "
+                  "with LayerDrop unless its probability is 0 (config.encoder_layerdrop, "
+                  "decoder_layerdrop or layerdrop)")
     return where
 
 
