@@ -1671,12 +1671,16 @@ def _int_floor_div(I, a, b):
     return q, r
 
 
-def _floor_div_parts(I, node, a, b):
-    a, b = _to_result_type(I, node, a, b)
-    a, b = I._common(a, b)
+def _division_operands(I, node, a, b):
+    """a and b in one type: PyTorch's result type where it is a float."""
+    return I._common(*_to_result_type(I, node, a, b))
+
+
+def _floor_div(I, a, b):
+    """floor(a / b) of operands in one type, and for integers the remainder
+    a - b * floor(a / b) (exact: _int_floor_div); None for floats."""
     if a.et in FLOATS:
-        q = _integral(I, I.binary("div", a, b), "floor")
-        return q, None
+        return _integral(I, I.binary("div", a, b), "floor"), None
     if a.et == "i1":
         fail("floor division of boolean tensors is not supported")
     return _int_floor_div(I, a, b)
@@ -1684,7 +1688,7 @@ def _floor_div_parts(I, node, a, b):
 
 @handles("aten.floor_divide.default", "aten.floor_divide.Scalar")
 def _floor_divide(I, node, a, b):
-    return _floor_div_parts(I, node, a, b)[0]
+    return _floor_div(I, *_division_operands(I, node, a, b))[0]
 
 
 @handles("aten.div.Tensor_mode", "aten.div.Scalar_mode")
@@ -1692,9 +1696,9 @@ def _div_mode(I, node, a, b, rounding_mode=None):
     if rounding_mode is None:
         a, b = _to_result_type(I, node, a, b)
         return I.binary("div", a, b, _out_shape(node))
+    a, b = _division_operands(I, node, a, b)
     if rounding_mode == "floor":
-        return _floor_div_parts(I, node, a, b)[0]
-    a, b = I._common(*_to_result_type(I, node, a, b))
+        return _floor_div(I, a, b)[0]
     if a.et in FLOATS:
         return _integral(I, I.binary("div", a, b), "trunc")
     # Integers toward zero: the floor quotient, plus one where the exact
@@ -1708,12 +1712,12 @@ def _div_mode(I, node, a, b, rounding_mode=None):
 
 @handles("aten.remainder.Tensor", "aten.remainder.Scalar")
 def _remainder(I, node, a, b):
-    q, r = _floor_div_parts(I, node, a, b)
+    a, b = _division_operands(I, node, a, b)
+    q, r = _floor_div(I, a, b)
     if r is not None:
         return r
     # Floats: a - b * floor(a / b), PyTorch's formula and gradient (1 for
     # a, -floor(a / b) for b).
-    a, b = I._common(*_to_result_type(I, node, a, b))
     return I.binary("sub", a, I.binary("mul", b, q), _out_shape(node))
 
 
@@ -3586,16 +3590,14 @@ def decompose_unsupported(ep, model):
     by_name = {str(k): k for k in table.keys()}
     # A decomposition replaces every node of its op: the forms a handler
     # takes keep it under an op of lpc-import's own first.
-    changed = False
-    for n in ep.graph.nodes:
-        if n.op == "call_function" and isinstance(n.target, OpOverload):
-            keep = KEEP_AS.get(_op_name(n.target))
-            if keep is not None and not DECOMPOSE_WHEN[_op_name(n.target)](n) and any(
-                    DECOMPOSE_WHEN[_op_name(n.target)](m) for m in ep.graph.nodes
-                    if m.op == "call_function" and m.target is n.target):
-                n.target = keep()
-                changed = True
-    if changed:
+    calls = [n for n in ep.graph.nodes
+             if n.op == "call_function" and isinstance(n.target, OpOverload)
+             and _op_name(n.target) in DECOMPOSE_WHEN]
+    split = {_op_name(n.target) for n in calls if DECOMPOSE_WHEN[_op_name(n.target)](n)}
+    kept = [n for n in calls if _op_name(n.target) in split and not DECOMPOSE_WHEN[_op_name(n.target)](n)]
+    for n in kept:
+        n.target = KEEP_AS[_op_name(n.target)]()
+    if kept:
         ep.graph_module.recompile()
     for _ in range(4):
         todo = {}
