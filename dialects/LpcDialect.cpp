@@ -27,6 +27,7 @@ void LpcDialect::initialize() {
       >();
   attachAttentionBufferization(getContext());
   attachCollectiveBufferization(getContext());
+  attachGroupedMatmulBufferization(getContext());
 }
 
 Operation *LpcDialect::materializeConstant(OpBuilder &builder, Attribute value,

@@ -599,6 +599,23 @@ LogicalResult Differentiator::backprop(Operation *op) {
         }
         return success();
       })
+      .Case([&](GroupedMatmulOp o) {
+        // y[r] = x[r] op(W[g[r]]): dx[r] = dy[r] op(W[g[r]])^T, a grouped
+        // GEMM with the matrices transposed the other way; dW[e] sums the
+        // outer products of group e's rows (dW^T for transpose_b).
+        Value x = o.getLhs(), w = o.getRhs(), groups = o.getGroups();
+        bool tb = o.getTransposeB();
+        if (active(x))
+          accumulate(loc, x,
+                     GroupedMatmulOp::create(b, loc, tensorType(x), grad(), w,
+                                             groups, !tb));
+        if (active(w))
+          accumulate(loc, w,
+                     GroupedMatmulWeightGradOp::create(
+                         b, loc, tensorType(w), tb ? grad() : x,
+                         tb ? x : grad(), groups));
+        return success();
+      })
       .Case([&](EmbeddingOp o) {
         accumulate(loc, o.getTable(),
                    EmbeddingGradOp::create(b, loc, tensorType(o.getTable()),

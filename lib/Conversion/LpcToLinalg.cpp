@@ -768,8 +768,9 @@ struct LpcToLinalgPass
       if (auto fn = op->getParentOfType<func::FuncOp>();
           fn && !llvm::is_contained(targets, fn))
         return WalkResult::skip();
-      // Fused attention and collectives stay ops: one-shot-bufferize makes
-      // them library calls (dialects/AttentionBufferization.cpp,
+      // Fused attention, grouped GEMMs and collectives stay ops:
+      // one-shot-bufferize makes them library calls (dialects/
+      // AttentionBufferization.cpp, GroupedMatmulBufferization.cpp,
       // CollectiveBufferization.cpp).
       if (isa<StopGradientOp, TrainOrEvalOp>(op)) {
         op->emitError() << "lpc-to-linalg: '" << op->getName()
@@ -777,7 +778,8 @@ struct LpcToLinalgPass
         return WalkResult::interrupt();
       }
       if (isa<LpcDialect>(op->getDialect()) &&
-          !isa<AttentionOp, AttentionGradOp, AllReduceOp, ReduceScatterOp,
+          !isa<AttentionOp, AttentionGradOp, GroupedMatmulOp,
+               GroupedMatmulWeightGradOp, AllReduceOp, ReduceScatterOp,
                AllGatherOp, ShardOp, AllToAllOp>(op)) {
         op->emitError() << "lpc-to-linalg: no CPU lowering for '"
                         << op->getName() << "' yet";

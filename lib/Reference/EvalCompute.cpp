@@ -122,6 +122,49 @@ LogicalResult Evaluator::eval(MatmulOp op) {
                             op.getTransposeA(), op.getTransposeB()));
 }
 
+// Grouped GEMMs: in double, exactly as the definition reads (the products
+// of f32/bf16/f16 values are exact in double; the sums round once per add,
+// far below the compiled code's f32 accumulation).
+LogicalResult Evaluator::eval(GroupedMatmulOp op) {
+  const Tensor &x = get(op.getLhs()), &w = get(op.getRhs()),
+               &g = get(op.getGroups());
+  const int64_t rows = x.shape[0], k = x.shape[1], groups = w.shape[0];
+  const bool tb = op.getTransposeB();
+  const int64_t n = tb ? w.shape[1] : w.shape[2];
+  Tensor out = zeros({rows, n});
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t e = static_cast<int64_t>(g.data[r]);
+    if (e < 0 || e >= groups)
+      continue; // a row of no group: 0
+    const double *we = w.data.data() + e * k * n;
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t p = 0; p < k; ++p)
+        acc += x.data[r * k + p] * (tb ? we[j * k + p] : we[p * n + j]);
+      out.data[r * n + j] = acc;
+    }
+  }
+  return define(op.getResult(), std::move(out));
+}
+
+LogicalResult Evaluator::eval(GroupedMatmulWeightGradOp op) {
+  const Tensor &x = get(op.getLhs()), &dy = get(op.getRhs()),
+               &g = get(op.getGroups());
+  const int64_t rows = x.shape[0], k = x.shape[1], n = dy.shape[1];
+  const int64_t groups = op.getResult().getType().getDimSize(0);
+  Tensor out = zeros({groups, k, n});
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t e = static_cast<int64_t>(g.data[r]);
+    if (e < 0 || e >= groups)
+      continue;
+    double *oe = out.data.data() + e * k * n;
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < n; ++j)
+        oe[p * n + j] += x.data[r * k + p] * dy.data[r * n + j];
+  }
+  return define(op.getResult(), std::move(out));
+}
+
 LogicalResult Evaluator::eval(AddOp op) {
   return binary(op, [](double a, double b) { return a + b; });
 }

@@ -111,7 +111,7 @@ LogicalResult Evaluator::evalOp(Operation *op) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case<ParamOp, InputOp, BufferOp, BufferUpdateOp, TrainOrEvalOp, StopGradientOp,
             ConstantOp, arith::ConstantOp, GradSeedOp,
-            MatmulOp, AddOp,
+            MatmulOp, GroupedMatmulOp, GroupedMatmulWeightGradOp, AddOp,
             SubOp, MulOp, DivOp, BiasAddOp, NegOp, ReluOp, GeluOp, SiluOp,
             TanhOp, SigmoidOp, ExpOp, LogOp, Log1pOp, Expm1Op, SinOp, CosOp, ErfOp, SqrtOp, RsqrtOp, PowOp, ScaleOp,
             LayerNormOp, RmsNormOp, SoftmaxOp, LogSoftmaxOp, ReduceSumOp,

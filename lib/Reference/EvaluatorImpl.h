@@ -226,6 +226,8 @@ private:
   LogicalResult evalConstant(Operation *op, Attribute value);
   // Compute.
   LogicalResult eval(MatmulOp op);
+  LogicalResult eval(GroupedMatmulOp op);
+  LogicalResult eval(GroupedMatmulWeightGradOp op);
   LogicalResult eval(AddOp op);
   LogicalResult eval(SubOp op);
   LogicalResult eval(MulOp op);

@@ -11,6 +11,7 @@
 
 #include "lpc/Runtime/Gemm.h"
 #include "lpc/Runtime/Attention.h"
+#include "lpc/Runtime/GroupedGemm.h"
 #include "lpc/Runtime/HostFloat.h"
 
 #include <oneapi/dnnl/dnnl.h>
@@ -948,6 +949,13 @@ const GemmSymbol *gemmSymbols(size_t *count) {
       LPC_GEMM_SYMBOL(lpc_rt_attention_fwd_f16_mask),
       LPC_GEMM_SYMBOL(lpc_rt_attention_bwd_f16),
       LPC_GEMM_SYMBOL(lpc_rt_attention_bwd_f16_mask),
+      // Grouped GEMMs (GroupedGemm.cpp).
+      LPC_GEMM_SYMBOL(lpc_rt_grouped_gemm_f32),
+      LPC_GEMM_SYMBOL(lpc_rt_grouped_gemm_bf16),
+      LPC_GEMM_SYMBOL(lpc_rt_grouped_gemm_f16),
+      LPC_GEMM_SYMBOL(lpc_rt_grouped_gemm_wgrad_f32),
+      LPC_GEMM_SYMBOL(lpc_rt_grouped_gemm_wgrad_bf16),
+      LPC_GEMM_SYMBOL(lpc_rt_grouped_gemm_wgrad_f16),
   };
 #undef LPC_GEMM_SYMBOL
   *count = sizeof(symbols) / sizeof(symbols[0]);

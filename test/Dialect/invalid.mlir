@@ -2017,3 +2017,87 @@ func.func @embedding_negative_padding_idx(%w: tensor<4x8xf32>, %ids: tensor<2xi3
   %0 = lpc.embedding %w, %ids {padding_idx = -1 : i64} : tensor<4x8xf32>, tensor<2xi32> -> tensor<2x8xf32>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// lpc.grouped_matmul, lpc.grouped_matmul_weight_grad
+//===----------------------------------------------------------------------===//
+
+func.func @grouped_lhs_rank(%x: tensor<2x6x8xf32>, %w: tensor<3x8x5xf32>, %g: tensor<6xi32>) {
+  // expected-error @+1 {{'lpc.grouped_matmul' op lhs must be [rows, K], got 'tensor<2x6x8xf32>'}}
+  %y = lpc.grouped_matmul %x, %w, %g : tensor<2x6x8xf32>, tensor<3x8x5xf32>, tensor<6xi32> -> tensor<6x5xf32>
+  return
+}
+
+// -----
+
+func.func @grouped_groups(%x: tensor<6x8xf32>, %w: tensor<3x8x5xf32>, %g: tensor<5xi32>) {
+  // expected-error @+1 {{'lpc.grouped_matmul' op groups must be [6] (one group per row of lhs), got 'tensor<5xi32>'}}
+  %y = lpc.grouped_matmul %x, %w, %g : tensor<6x8xf32>, tensor<3x8x5xf32>, tensor<5xi32> -> tensor<6x5xf32>
+  return
+}
+
+// -----
+
+func.func @grouped_groups_type(%x: tensor<6x8xf32>, %w: tensor<3x8x5xf32>, %g: tensor<6xi64>) {
+  // expected-error @+1 {{'lpc.grouped_matmul' op operand #2 must be ranked tensor of 32-bit signless integer values, but got 'tensor<6xi64>'}}
+  %y = lpc.grouped_matmul %x, %w, %g : tensor<6x8xf32>, tensor<3x8x5xf32>, tensor<6xi64> -> tensor<6x5xf32>
+  return
+}
+
+// -----
+
+func.func @grouped_rhs_rank(%x: tensor<6x8xf32>, %w: tensor<8x5xf32>, %g: tensor<6xi32>) {
+  // expected-error @+1 {{'lpc.grouped_matmul' op rhs must be [groups, K, N], got 'tensor<8x5xf32>'}}
+  %y = lpc.grouped_matmul %x, %w, %g : tensor<6x8xf32>, tensor<8x5xf32>, tensor<6xi32> -> tensor<6x5xf32>
+  return
+}
+
+// -----
+
+func.func @grouped_inner(%x: tensor<6x8xf32>, %w: tensor<3x8x5xf32>, %g: tensor<6xi32>) {
+  // expected-error @+1 {{'lpc.grouped_matmul' op inner dimensions differ: lhs 'tensor<6x8xf32>' has K = 8, rhs 'tensor<3x8x5xf32>' has K = 5}}
+  %y = lpc.grouped_matmul %x, %w, %g {transpose_b} : tensor<6x8xf32>, tensor<3x8x5xf32>, tensor<6xi32> -> tensor<6x8xf32>
+  return
+}
+
+// -----
+
+func.func @grouped_result(%x: tensor<6x8xf32>, %w: tensor<3x8x5xf32>, %g: tensor<6xi32>) {
+  // expected-error @+1 {{'lpc.grouped_matmul' op result must be 'tensor<6x5xf32>', got 'tensor<6x4xf32>'}}
+  %y = lpc.grouped_matmul %x, %w, %g : tensor<6x8xf32>, tensor<3x8x5xf32>, tensor<6xi32> -> tensor<6x4xf32>
+  return
+}
+
+// -----
+
+func.func @grouped_fp8(%x: tensor<6x8xf8E4M3FN>, %w: tensor<3x8x5xf8E4M3FN>, %g: tensor<6xi32>) {
+  // expected-error @+1 {{'lpc.grouped_matmul' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  %y = lpc.grouped_matmul %x, %w, %g : tensor<6x8xf8E4M3FN>, tensor<3x8x5xf8E4M3FN>, tensor<6xi32> -> tensor<6x5xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @grouped_wgrad_rhs(%x: tensor<6x8xf32>, %dy: tensor<5x5xf32>, %g: tensor<6xi32>) {
+  // expected-error @+1 {{'lpc.grouped_matmul_weight_grad' op rhs must be [6, N] (a row per row of lhs), got 'tensor<5x5xf32>'}}
+  %dw = lpc.grouped_matmul_weight_grad %x, %dy, %g : tensor<6x8xf32>, tensor<5x5xf32>, tensor<6xi32> -> tensor<3x8x5xf32>
+  return
+}
+
+// -----
+
+func.func @grouped_wgrad_result(%x: tensor<6x8xf32>, %dy: tensor<6x5xf32>, %g: tensor<6xi32>) {
+  // expected-error @+1 {{'lpc.grouped_matmul_weight_grad' op result must be [groups, 8, 5], got 'tensor<3x5x8xf32>'}}
+  %dw = lpc.grouped_matmul_weight_grad %x, %dy, %g : tensor<6x8xf32>, tensor<6x5xf32>, tensor<6xi32> -> tensor<3x5x8xf32>
+  return
+}
+
+// -----
+
+func.func @grouped_wgrad_types(%x: tensor<6x8xbf16>, %dy: tensor<6x5xf32>, %g: tensor<6xi32>) {
+  // expected-error @+1 {{'lpc.grouped_matmul_weight_grad' op failed to verify that all of {lhs, rhs, result} have same element type}}
+  %dw = lpc.grouped_matmul_weight_grad %x, %dy, %g : tensor<6x8xbf16>, tensor<6x5xf32>, tensor<6xi32> -> tensor<3x8x5xbf16>
+  return
+}

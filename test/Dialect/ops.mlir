@@ -608,6 +608,20 @@ func.func @attention(%q: tensor<2x4x16x8xbf16>, %k: tensor<2x4x12x8xbf16>,
   return %dq, %dk, %dv : tensor<2x4x16x8xbf16>, tensor<2x4x12x8xbf16>, tensor<2x4x12x6xbf16>
 }
 
+// CHECK-LABEL: func.func @grouped_matmul
+// CHECK-SAME: (%[[X:.*]]: tensor<6x8xbf16>, %[[W:.*]]: tensor<3x8x5xbf16>, %[[G:.*]]: tensor<6xi32>, %[[DY:.*]]: tensor<6x5xbf16>)
+func.func @grouped_matmul(%x: tensor<6x8xbf16>, %w: tensor<3x8x5xbf16>,
+                          %g: tensor<6xi32>, %dy: tensor<6x5xbf16>)
+    -> (tensor<6x5xbf16>, tensor<6x8xbf16>, tensor<3x8x5xbf16>) {
+  // CHECK-NEXT: lpc.grouped_matmul %[[X]], %[[W]], %[[G]] : tensor<6x8xbf16>, tensor<3x8x5xbf16>, tensor<6xi32> -> tensor<6x5xbf16>{{$}}
+  %y = lpc.grouped_matmul %x, %w, %g : tensor<6x8xbf16>, tensor<3x8x5xbf16>, tensor<6xi32> -> tensor<6x5xbf16>
+  // CHECK-NEXT: lpc.grouped_matmul %[[DY]], %[[W]], %[[G]] {transpose_b} : tensor<6x5xbf16>, tensor<3x8x5xbf16>, tensor<6xi32> -> tensor<6x8xbf16>{{$}}
+  %dx = lpc.grouped_matmul %dy, %w, %g {transpose_b} : tensor<6x5xbf16>, tensor<3x8x5xbf16>, tensor<6xi32> -> tensor<6x8xbf16>
+  // CHECK-NEXT: lpc.grouped_matmul_weight_grad %[[X]], %[[DY]], %[[G]] : tensor<6x8xbf16>, tensor<6x5xbf16>, tensor<6xi32> -> tensor<3x8x5xbf16>{{$}}
+  %dw = lpc.grouped_matmul_weight_grad %x, %dy, %g : tensor<6x8xbf16>, tensor<6x5xbf16>, tensor<6xi32> -> tensor<3x8x5xbf16>
+  return %y, %dx, %dw : tensor<6x5xbf16>, tensor<6x8xbf16>, tensor<3x8x5xbf16>
+}
+
 // CHECK-LABEL: func.func @all_reduce
 // CHECK-SAME: (%[[G:.*]]: tensor<4x8xf32>, %[[S:.*]]: tensor<f32>)
 func.func @all_reduce(%g: tensor<4x8xf32>, %s: tensor<f32>)

@@ -308,3 +308,24 @@ func.func @attention_scale() -> tensor<f32> {
   %l = lpc.mse_loss %o, %t : tensor<6x2xf32>
   return %l : tensor<f32>
 }
+// lpc.grouped_matmul: rows in any order, a group with no rows (2), rows of
+// no group (-1, 4: outside [0, 4)); both layouts of the matrices. Every
+// element of x and of the experts' matrices.
+func.func @grouped_matmul() -> tensor<f32> {
+  %x = lpc.param "x" zeros : tensor<7x3xf32>
+  %w = lpc.param "w" zeros : tensor<4x3x5xf32>
+  %g = lpc.constant dense<[1, 0, 1, 3, -1, 0, 4]> : tensor<7xi32>
+  %t = lpc.input "t" targets : tensor<7x5xf32>
+  %y = lpc.grouped_matmul %x, %w, %g : tensor<7x3xf32>, tensor<4x3x5xf32>, tensor<7xi32> -> tensor<7x5xf32>
+  %l = lpc.mse_loss %y, %t : tensor<7x5xf32>
+  return %l : tensor<f32>
+}
+func.func @grouped_matmul_tb() -> tensor<f32> {
+  %x = lpc.param "x" zeros : tensor<7x3xf32>
+  %w = lpc.param "w" zeros : tensor<4x5x3xf32>
+  %g = lpc.constant dense<[3, 3, 0, 1, 0, -1, 1]> : tensor<7xi32>
+  %t = lpc.input "t" targets : tensor<7x5xf32>
+  %y = lpc.grouped_matmul %x, %w, %g {transpose_b} : tensor<7x3xf32>, tensor<4x5x3xf32>, tensor<7xi32> -> tensor<7x5xf32>
+  %l = lpc.mse_loss %y, %t : tensor<7x5xf32>
+  return %l : tensor<f32>
+}

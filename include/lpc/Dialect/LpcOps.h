@@ -49,6 +49,9 @@ void attachAttentionBufferization(MLIRContext *ctx);
 /// The same for lpc.all_reduce: calls of runtime/comm's collectives
 /// (dialects/CollectiveBufferization.cpp).
 void attachCollectiveBufferization(MLIRContext *ctx);
+/// The same for lpc.grouped_matmul / lpc.grouped_matmul_weight_grad: calls
+/// of the CPU grouped GEMM (dialects/GroupedMatmulBufferization.cpp).
+void attachGroupedMatmulBufferization(MLIRContext *ctx);
 
 } // namespace lpc
 } // namespace mlir

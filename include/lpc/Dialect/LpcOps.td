@@ -1,7 +1,7 @@
 //===- LpcOps.td - lpc ops ------------------------------------*- tablegen -*-===//
 //
 // Type constraints, the model-structure ops and the GEMM here; the other
-// op families in the files included below (LpcAttentionOps.td,
+// op families in the files included below (LpcAttentionOps.td, LpcGroupedOps.td,
 // LpcComputeOps.td, LpcGradOps.td, LpcPrecisionOps.td, LpcOptimizerOps.td,
 // LpcCollectiveOps.td),
 // in this order: one op list, one generated file. Verifiers live in
@@ -228,6 +228,12 @@ def Lpc_MatmulOp : Lpc_Op<"matmul", [Pure, AlwaysLowPrecision,
 //===----------------------------------------------------------------------===//
 
 include "lpc/Dialect/LpcAttentionOps.td"
+
+//===----------------------------------------------------------------------===//
+// Compute: grouped GEMMs (lpc.grouped_matmul, mixture-of-experts layers)
+//===----------------------------------------------------------------------===//
+
+include "lpc/Dialect/LpcGroupedOps.td"
 
 include "lpc/Dialect/LpcComputeOps.td"
 include "lpc/Dialect/LpcGradOps.td"

@@ -77,7 +77,8 @@ struct GemmSymbol {
   void *address;
 };
 
-/// Every entry point below and the fused attention ones of Attention.h
+/// Every entry point below, the fused attention ones of Attention.h and the
+/// grouped GEMMs of GroupedGemm.h
 /// (`_mlir_ciface_lpc_rt_attention_*`), for the JIT to register (as
 /// absolute symbols of its JITDylib): the names are the ones the
 /// lowered code calls (`_mlir_ciface_lpc_rt_gemm_f32`, ...). Going through
