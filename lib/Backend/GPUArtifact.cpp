@@ -439,7 +439,8 @@ llvm::Expected<json::Object> FunctionWriter::collective(func::CallOp op) {
   if (callee.starts_with("lpc_rt_grouped_gemm_"))
     return fail(op, "lpc.grouped_matmul (a mixture-of-experts GEMM) has no "
                     "CUDA lowering yet: train this model on the CPU "
-                    "(--device=cpu)");
+                    "(--device=cpu), or import it with lpc-import "
+                    "--experts=dense (every expert on every token)");
   if (!element || !kind.consume_front("lpc_rt_") ||
       !llvm::is_contained(
           {"all_reduce", "reduce_scatter", "all_gather", "shard", "all_to_all"},

@@ -70,6 +70,8 @@ def main():
                     help="the case file's function that makes the batches")
     ap.add_argument("--lr", type=float, default=None)
     ap.add_argument("--loss", default="module")
+    ap.add_argument("--experts", choices=["sparse", "dense"], default=None,
+                    help="lpc-import --experts (mixture-of-experts layers; default: lpc-import's)")
     ap.add_argument("--loss-rtol", type=float, default=1e-5)
     ap.add_argument("--param-rtol", type=float, default=1e-4)
     ap.add_argument("--eval", action="store_true",
@@ -85,7 +87,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="lpc-parity-")
     model_mlir = os.path.join(tmp, "model.mlir")
     init = os.path.join(tmp, "init.safetensors")
-    rc = lpc_import.main([a.case, "-o", model_mlir, "--weights", init, "--loss", a.loss])
+    rc = lpc_import.main([a.case, "-o", model_mlir, "--weights", init, "--loss", a.loss]
+                         + (["--experts", a.experts] if a.experts else []))
     if rc != 0:
         print("FAIL: lpc-import failed")
         return 1

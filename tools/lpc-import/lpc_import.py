@@ -2293,6 +2293,18 @@ def _embedding(I, node, w, ids, padding_idx=-1, scale_grad=False, sparse=False):
                   f"{tensor_type(shape, w.et)}", shape, w.et)
 
 
+@handles("lpc_import.grouped_mm.default")
+def _grouped_mm(I, node, x, w, groups, transpose_b):
+    if len(x.shape) != 2 or len(w.shape) != 3 or groups.shape != x.shape[:1]:
+        fail(f"internal error: grouped_mm of {x.type}, {w.type}, {groups.type}")
+    groups = I.cast(groups, "i32")
+    w = I.cast(w, x.et)
+    shape = (x.shape[0], w.shape[1] if transpose_b else w.shape[2])
+    tb = " {transpose_b}" if transpose_b else ""
+    return I.e.op(f"lpc.grouped_matmul {I.mat(x)}, {I.mat(w)}, {I.mat(groups)}{tb} : {x.type}, "
+                  f"{w.type}, {groups.type} -> {tensor_type(shape, x.et)}", shape, x.et)
+
+
 # Random keep masks (stochastic depth / drop path): `floor(keep + rand)` as
 # Hugging Face and timm write it, `rand >= p` (LeViT), `bernoulli(p)`
 # (torchvision). torch.rand is a marker (RV) until its use makes it a
@@ -3342,15 +3354,74 @@ def without_kv_cache(module):
             c.use_cache = True
 
 
+_GROUPED_MM = []
+
+
+def _grouped_mm_op():
+    """lpc_import::grouped_mm(x [S, K], w [E, K, N] ([E, N, K] with
+    transpose_b), groups [S]) -> [S, N]: each row times its expert's matrix,
+    0 for a row of no expert. lpc.grouped_matmul; the PyTorch body is the
+    definition (what the exported graph means), not what runs in lpc."""
+    if not _GROUPED_MM:
+        import torch
+
+        @torch.library.custom_op("lpc_import::grouped_mm", mutates_args=())
+        def grouped_mm(x: torch.Tensor, w: torch.Tensor, groups: torch.Tensor,
+                       transpose_b: bool) -> torch.Tensor:
+            n = w.shape[1] if transpose_b else w.shape[2]
+            out = x.new_zeros(x.shape[0], n)
+            for e in range(w.shape[0]):
+                rows = groups == e
+                m = w[e].transpose(0, 1) if transpose_b else w[e]
+                out[rows] = x[rows] @ m
+            return out
+
+        @grouped_mm.register_fake
+        def _(x, w, groups, transpose_b):
+            return x.new_empty(x.shape[0], w.shape[1] if transpose_b else w.shape[2])
+
+        _GROUPED_MM.append(torch.ops.lpc_import.grouped_mm.default)
+    return _GROUPED_MM[0]
+
+
+def _sparse_experts_forward(self, hidden_states, top_k_index, top_k_weights):
+    """A Hugging Face mixture-of-experts layer, exported sparsely: each of a
+    token's top_k (token, expert) pairs is one row, times its expert's
+    matrices (lpc.grouped_matmul, the groups the router's picks: data, in a
+    graph of static shapes), weighted by its routing weight and summed back
+    per token. What transformers' grouped_mm implementation computes, without
+    its sort: lpc's grouped GEMM gathers each expert's rows itself."""
+    import torch
+    if getattr(self, "_is_expert_parallel", False):
+        raise RuntimeError("lpc-import: an expert-parallel experts layer cannot be exported")
+    gmm = _grouped_mm_op()
+    tokens, top_k = top_k_index.shape
+    hidden = hidden_states.shape[-1]
+    ids = top_k_index.reshape(-1)                                                  # [S]
+    x = hidden_states.unsqueeze(1).expand(tokens, top_k, hidden).reshape(-1, hidden)
+    # Hugging Face's experts hold [E, out, in] (is_transposed: [E, in, out]).
+    w_in = self.gate_up_proj if self.has_gate else self.up_proj
+    h = gmm(x, w_in, ids, not self.is_transposed)                                  # [S, out]
+    if self.has_bias:
+        h = h + (self.gate_up_proj_bias if self.has_gate else self.up_proj_bias)[ids]
+    h = self._apply_gate(h) if self.has_gate else self.act_fn(h)
+    y = gmm(h, self.down_proj, ids, not self.is_transposed)                        # [S, hidden]
+    if self.has_bias:
+        y = y + self.down_proj_bias[ids]
+    if getattr(self, "has_post_expert_norm", False):
+        y = self.post_expert_norm(y)
+    y = y * top_k_weights.reshape(-1, 1).to(y.dtype)
+    return y.view(tokens, top_k, hidden).sum(1).to(hidden_states.dtype)
+
+
 def _dense_experts_forward(self, hidden_states, top_k_index, top_k_weights):
     """A Hugging Face mixture-of-experts layer, exported as every expert on
     every token, each expert's output weighted by the token's routing weight
     for it (zero where the router did not pick it), then summed over the
     experts. The result and every gradient equal the sparse dispatch's: an
     unpicked expert adds 0 x its output to the token and receives 0 x the
-    token's gradient. The sparse dispatch (transformers' grouped_mm: tokens
-    sorted by expert, group sizes from a histogram) has data-dependent
-    shapes that a static training graph cannot hold. The price is compute:
+    token's gradient (`--experts=dense`: every back end runs it, the CUDA
+    one included, which has no grouped GEMM yet). The price is compute:
     num_experts / top_k times the experts' FLOPs (4x for Mixtral's 8 / 2).
 
     Both projections are one plain GEMM over all experts at once: the input
@@ -3396,11 +3467,12 @@ def _dense_experts_forward(self, hidden_states, top_k_index, top_k_weights):
 
 
 @contextlib.contextmanager
-def dense_experts(module):
+def lpc_experts(module, mode="sparse"):
     """Hugging Face's mixture-of-experts layers (the classes under
     `@use_experts_implementation`: Mixtral, Qwen-MoE, OLMoE, DeepSeek, ...)
     choose their experts' forward by `config._experts_implementation`.
-    Exported with lpc's dense one (above); the configs are restored after."""
+    Exported with lpc's sparse or dense one (above, `mode`); the configs are
+    restored after."""
     try:
         from transformers.integrations import moe
     except Exception:
@@ -3415,15 +3487,17 @@ def dense_experts(module):
     if not configs:
         yield
         return
-    moe.ALL_EXPERTS_FUNCTIONS["lpc_dense"] = _dense_experts_forward
+    name = f"lpc_{mode}"
+    moe.ALL_EXPERTS_FUNCTIONS[name] = (_sparse_experts_forward if mode == "sparse"
+                                       else _dense_experts_forward)
     for c, _ in configs.values():
-        c._experts_implementation_internal = "lpc_dense"
+        c._experts_implementation_internal = name
     try:
         yield
     finally:
         for c, old in configs.values():
             c._experts_implementation_internal = old
-        del moe.ALL_EXPERTS_FUNCTIONS["lpc_dense"]
+        del moe.ALL_EXPERTS_FUNCTIONS[name]
 
 
 _STOP_GRADIENT = []
@@ -3639,6 +3713,11 @@ def main(argv=None):
                    help="scaled_dot_product_attention as one lpc.attention (flash attention, where it can "
                         "express it: no dropout, a mask shared by every batch and head; default) or as "
                         "GEMMs and a softmax (unfused)")
+    p.add_argument("--experts", choices=("sparse", "dense"), default="sparse",
+                   help="Hugging Face mixture-of-experts layers: each token through its top_k experts "
+                        "only (lpc.grouped_matmul; default; the CPU back end) or every expert on every "
+                        "token, weighted by the router (num_experts / top_k times the FLOPs; every back "
+                        "end)")
     a = p.parse_args(argv)
     tmps = []
     try:
@@ -3649,7 +3728,7 @@ def main(argv=None):
         config = read_config(a.config) if a.config else None
         path, module, args, kwargs = load_factory(a.model, config)
         try:
-            with warnings.catch_warnings(), without_kv_cache(module), dense_experts(module):
+            with warnings.catch_warnings(), without_kv_cache(module), lpc_experts(module, a.experts):
                 # nn.RNN/LSTM/GRU refresh their _flat_weights list in forward;
                 # export warns that they should be buffers. They are views of
                 # the parameters, which lpc-import reads by name.
