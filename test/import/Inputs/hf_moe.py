@@ -6,7 +6,8 @@ groups, then a scatter that masks the rest), Llama-4 (complex rotary
 embeddings, a router that scatters its top-k logits) and RWKV (a negative
 padding). TopkNet: torch.topk, max and
 min over a dim with their indices, and scatter of a value, in their forms
-(largest and smallest, integers, another dim)."""
+(largest and smallest, integers, another dim). GPT-OSS: experts in the
+other layout, with biases and a clamped gate."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -55,6 +56,18 @@ def mixtral():
         vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
         num_key_value_heads=2, intermediate_size=48, max_position_embeddings=SEQ,
         num_local_experts=4, num_experts_per_tok=2)))
+
+
+def gpt_oss():
+    """GPT-OSS: experts stored [E, in, out] (the other layout), biases on
+    both projections, a clamped gate (its own _apply_gate), attention sinks
+    and a sliding window."""
+    from transformers import GptOssConfig, GptOssForCausalLM
+    torch.manual_seed(0)
+    return _lm(GptOssForCausalLM(GptOssConfig(
+        vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=2, head_dim=8, intermediate_size=48, max_position_embeddings=SEQ,
+        num_local_experts=4, num_experts_per_tok=2, sliding_window=8)))
 
 
 def qwen2_moe():
