@@ -69,15 +69,6 @@ Value viewOfRank(RewriterBase &b, Location loc, Value v, int64_t rank) {
   return memref::CastOp::create(b, loc, to, v);
 }
 
-/// The entry point's suffix for element type `t`.
-StringRef typeSuffix(Type t) {
-  if (t.isF32())
-    return "f32";
-  if (t.isBF16())
-    return "bf16";
-  return "f16";
-}
-
 /// Operands read in place; the results are new buffers.
 template <typename OpT>
 struct AttentionModel : ReadOnlyCallModel<AttentionModel<OpT>, OpT> {
@@ -129,7 +120,7 @@ struct AttentionModel : ReadOnlyCallModel<AttentionModel<OpT>, OpT> {
     args.push_back(arith::ConstantOp::create(
         b, loc, b.getF64FloatAttr(concrete.getScaleValue())));
     std::string name = (Twine("lpc_rt_attention_") + (isGrad ? "bwd_" : "fwd_") +
-                        typeSuffix(concrete.getQuery().getType().getElementType()))
+                        runtimeTypeSuffix(concrete.getQuery().getType().getElementType()))
                            .str();
     if (concrete.getMask())
       name += "_mask";

@@ -40,14 +40,6 @@ Value dynamicRowMajor(RewriterBase &b, Location loc, Value v) {
   return memref::CastOp::create(b, loc, MemRefType::get(dyn, t.getElementType()), v);
 }
 
-StringRef typeSuffix(Type t) {
-  if (t.isF32())
-    return "f32";
-  if (t.isBF16())
-    return "bf16";
-  return "f16";
-}
-
 template <typename OpT>
 struct GroupedMatmulModel : ReadOnlyCallModel<GroupedMatmulModel<OpT>, OpT> {
   LogicalResult bufferize(Operation *op, RewriterBase &b,
@@ -71,7 +63,7 @@ struct GroupedMatmulModel : ReadOnlyCallModel<GroupedMatmulModel<OpT>, OpT> {
       args.push_back(arith::ConstantOp::create(
           b, loc, b.getI64IntegerAttr(concrete.getTransposeB() ? 1 : 0)));
     std::string name = (Twine("lpc_rt_grouped_gemm_") + (isGrad ? "wgrad_" : "") +
-                        typeSuffix(resultType.getElementType()))
+                        runtimeTypeSuffix(resultType.getElementType()))
                            .str();
     callRuntimeEntry(b, op, name, args);
     replaceOpWithBufferizedValues(b, op, result);

@@ -57,6 +57,16 @@ inline void callRuntimeEntry(RewriterBase &b, Operation *op, StringRef name,
   func::CallOp::create(b, op->getLoc(), fn, operands);
 }
 
+/// The suffix of an entry point for floating-point element type `t`: f32,
+/// bf16 or f16 (the types the entry points come in).
+inline StringRef runtimeTypeSuffix(Type t) {
+  if (t.isF32())
+    return "f32";
+  if (t.isBF16())
+    return "bf16";
+  return "f16";
+}
+
 /// A new row-major, 64-byte aligned buffer of `t`'s shape and element type.
 inline Value newRowMajorBuffer(RewriterBase &b, Location loc, ShapedType t) {
   return memref::AllocOp::create(

@@ -31,6 +31,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "lpc/Runtime/Attention.h"
+
+#include "TestCheck.h"
 #include "lpc/Runtime/Gemm.h"
 
 #include <algorithm>
@@ -51,22 +53,6 @@
 #include <unistd.h>
 
 using lpc::rt::MemRef;
-
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond, ...)                                                       \
-  do {                                                                         \
-    ++checks;                                                                  \
-    if (!(cond)) {                                                             \
-      ++failures;                                                              \
-      if (failures <= 30) {                                                    \
-        std::fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);   \
-        std::fprintf(stderr, __VA_ARGS__);                                     \
-        std::fprintf(stderr, "\n");                                            \
-      }                                                                        \
-    }                                                                          \
-  } while (0)
 
 namespace {
 
@@ -831,41 +817,6 @@ void testThreads() {
             describeCase(kind, c).c_str());
     }
   lpc::rt::setGemmThreads(0);
-}
-
-/// Runs `fn` in a child; it must abort with one line on stderr that names
-/// the entry point and contains `expect`.
-template <typename Fn>
-void expectAbort(const char *entry, const char *expect, Fn fn) {
-  int pipefd[2];
-  if (pipe(pipefd) != 0) {
-    CHECK(false, "pipe");
-    return;
-  }
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(pipefd[1], 2);
-    close(pipefd[0]);
-    fn();
-    _exit(0); // returned: not aborted
-  }
-  close(pipefd[1]);
-  std::string err;
-  char chunk[512];
-  ssize_t n;
-  while ((n = read(pipefd[0], chunk, sizeof chunk)) > 0)
-    err.append(chunk, static_cast<size_t>(n));
-  close(pipefd[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
-        "expected an abort for \"%s\"", expect);
-  const std::string prefix = std::string("lpc runtime: ") + entry + ": ";
-  CHECK(err.rfind(prefix, 0) == 0 && err.find(expect) != std::string::npos &&
-            std::count(err.begin(), err.end(), '\n') == 1,
-        "abort message lacks \"%s%s\" or is not one line:\n%s",
-        prefix.c_str(), expect, err.c_str());
 }
 
 void testInvalid() {

@@ -13,6 +13,9 @@
 
 #include "lpc/Runtime/Gemm.h"
 #include "lpc/Runtime/Attention.h"
+#include "lpc/Runtime/GroupedGemm.h"
+
+#include "TestCheck.h"
 
 #include <cmath>
 #include <cstdint>
@@ -29,22 +32,6 @@
 #include <unistd.h>
 
 using lpc::rt::MemRef;
-
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond, ...)                                                       \
-  do {                                                                         \
-    ++checks;                                                                  \
-    if (!(cond)) {                                                             \
-      ++failures;                                                              \
-      if (failures <= 20) {                                                    \
-        std::fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);   \
-        std::fprintf(stderr, __VA_ARGS__);                                     \
-        std::fprintf(stderr, "\n");                                            \
-      }                                                                        \
-    }                                                                          \
-  } while (0)
 
 namespace {
 
@@ -746,7 +733,7 @@ void testAmxEdges() {
 void testSymbols() {
   size_t n = 0;
   const lpc::rt::GemmSymbol *syms = lpc::rt::gemmSymbols(&n);
-  CHECK(n == 28, "gemmSymbols: %zu entries", n);
+  CHECK(n == 34, "gemmSymbols: %zu entries", n);
   const char *names[] = {"_mlir_ciface_lpc_rt_gemm_f32",
                          "_mlir_ciface_lpc_rt_gemm_bf16",
                          "_mlir_ciface_lpc_rt_gemm_f16",
@@ -795,6 +782,23 @@ void testSymbols() {
               syms[16 + i].address == attentionAddrs[i],
           "gemmSymbols[%zu] = %s, expected %s", 16 + i, syms[16 + i].name,
           attention[i]);
+  // The grouped GEMMs (GroupedGemm.h), last.
+  const char *grouped[] = {"_mlir_ciface_lpc_rt_grouped_gemm_f32",
+                           "_mlir_ciface_lpc_rt_grouped_gemm_bf16",
+                           "_mlir_ciface_lpc_rt_grouped_gemm_f16",
+                           "_mlir_ciface_lpc_rt_grouped_gemm_wgrad_f32",
+                           "_mlir_ciface_lpc_rt_grouped_gemm_wgrad_bf16",
+                           "_mlir_ciface_lpc_rt_grouped_gemm_wgrad_f16"};
+  void *groupedAddrs[] = {(void *)&_mlir_ciface_lpc_rt_grouped_gemm_f32,
+                          (void *)&_mlir_ciface_lpc_rt_grouped_gemm_bf16,
+                          (void *)&_mlir_ciface_lpc_rt_grouped_gemm_f16,
+                          (void *)&_mlir_ciface_lpc_rt_grouped_gemm_wgrad_f32,
+                          (void *)&_mlir_ciface_lpc_rt_grouped_gemm_wgrad_bf16,
+                          (void *)&_mlir_ciface_lpc_rt_grouped_gemm_wgrad_f16};
+  for (size_t i = 0; i < 6 && 28 + i < n; ++i)
+    CHECK(std::strcmp(syms[28 + i].name, grouped[i]) == 0 &&
+              syms[28 + i].address == groupedAddrs[i],
+          "gemmSymbols[%zu] = %s", 28 + i, syms[28 + i].name);
 }
 
 } // namespace

@@ -16,6 +16,8 @@
 #include "lpc/Runtime/GroupedGemm.h"
 #include "lpc/Runtime/HostFloat.h"
 
+#include "TestCheck.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,27 +27,8 @@
 #include <string>
 #include <vector>
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 using lpc::rt::MemRef;
-
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond, ...)                                                       \
-  do {                                                                         \
-    ++checks;                                                                  \
-    if (!(cond)) {                                                             \
-      ++failures;                                                              \
-      if (failures <= 20) {                                                    \
-        std::fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);   \
-        std::fprintf(stderr, __VA_ARGS__);                                     \
-        std::fprintf(stderr, "\n");                                            \
-      }                                                                        \
-    }                                                                          \
-  } while (0)
 
 namespace {
 
@@ -217,37 +200,6 @@ void runCase(Kind k, std::mt19937 &rng, std::vector<int32_t> groups, int64_t G,
   CHECK(bad == 0, "%s %s: %d wrong elements", kindName(k), what, bad);
   CHECK(y.paddingIntact(), "%s %s: y's padding or lead was written", kindName(k), what);
   CHECK(dw.b.paddingIntact(), "%s %s: dw's padding or lead was written", kindName(k), what);
-}
-
-template <typename Fn>
-void expectAbort(const char *entry, const char *expect, Fn fn) {
-  int pipefd[2];
-  if (pipe(pipefd) != 0) {
-    CHECK(false, "pipe");
-    return;
-  }
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(pipefd[1], 2);
-    close(pipefd[0]);
-    fn();
-    _exit(0); // returned: not aborted
-  }
-  close(pipefd[1]);
-  std::string err;
-  char chunk[512];
-  ssize_t n;
-  while ((n = read(pipefd[0], chunk, sizeof chunk)) > 0)
-    err.append(chunk, size_t(n));
-  close(pipefd[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
-        "expected an abort for \"%s\"", expect);
-  const std::string prefix = std::string("lpc runtime: ") + entry + ": ";
-  CHECK(err.rfind(prefix, 0) == 0 && err.find(expect) != std::string::npos,
-        "expected \"%s...%s\", got \"%s\"", prefix.c_str(), expect, err.c_str());
 }
 
 std::vector<int32_t> runs(std::initializer_list<std::pair<int32_t, int>> parts) {
