@@ -1,6 +1,6 @@
 //===- LpcGroupedOps.td - grouped (mixture-of-experts) GEMMs -*- tablegen -*-===//
 //
-// Included by LpcOps.td; verifiers in dialects/LpcOps.cpp.
+// Included by LpcOps.td; verifiers in dialects/LpcGroupedOps.cpp.
 //
 // A grouped GEMM multiplies each row of its input by the matrix of the group
 // the row belongs to: a mixture-of-experts layer's experts, each token

@@ -499,30 +499,7 @@ void testThreads() {
 
 /// Runs `fn` in a child; it must abort and print `expect` to stderr.
 template <typename Fn> void expectAbort(const char *expect, Fn fn) {
-  int pipefd[2];
-  if (pipe(pipefd) != 0) {
-    CHECK(false, "pipe");
-    return;
-  }
-  std::fflush(nullptr);
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(pipefd[1], 2);
-    close(pipefd[0]);
-    fn();
-    _exit(0); // returned: not aborted
-  }
-  close(pipefd[1]);
-  std::string err;
-  char chunk[512];
-  ssize_t n;
-  while ((n = read(pipefd[0], chunk, sizeof chunk)) > 0)
-    err.append(chunk, static_cast<size_t>(n));
-  close(pipefd[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
-        "expected an abort for \"%s\"", expect);
+  const std::string err = abortMessage(expect, fn);
   CHECK(err.find(expect) != std::string::npos &&
             err.find("lpc runtime: lpc_rt_gemm_") != std::string::npos,
         "abort message lacks \"%s\":\n%s", expect, err.c_str());

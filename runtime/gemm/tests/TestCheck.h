@@ -34,14 +34,13 @@ static int checks = 0;
     }                                                                          \
   } while (0)
 
-/// Runs `fn` in a child; it must abort with one line on stderr that names
-/// the entry point and contains `expect`.
-template <typename Fn>
-void expectAbort(const char *entry, const char *expect, Fn fn) {
+/// Runs `fn` in a child, which must abort (checked); returns what it wrote
+/// to stderr.
+template <typename Fn> std::string abortMessage(const char *expect, Fn fn) {
   int pipefd[2];
   if (pipe(pipefd) != 0) {
     CHECK(false, "pipe");
-    return;
+    return "";
   }
   std::fflush(nullptr);
   const pid_t pid = fork();
@@ -62,6 +61,14 @@ void expectAbort(const char *entry, const char *expect, Fn fn) {
   waitpid(pid, &status, 0);
   CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
         "expected an abort for \"%s\"", expect);
+  return err;
+}
+
+/// Runs `fn` in a child; it must abort with one line on stderr that names
+/// the entry point and contains `expect`.
+template <typename Fn>
+void expectAbort(const char *entry, const char *expect, Fn fn) {
+  const std::string err = abortMessage(expect, fn);
   const std::string prefix = std::string("lpc runtime: ") + entry + ": ";
   CHECK(err.rfind(prefix, 0) == 0 && err.find(expect) != std::string::npos &&
             std::count(err.begin(), err.end(), '\n') == 1,
