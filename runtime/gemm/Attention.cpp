@@ -29,8 +29,11 @@
 // W floats (GCC's vector extension: no intrinsics, any target); they are
 // compiled twice, for generic x86-64 (W = 4, SSE2) and for AVX2+FMA (W = 8:
 // a target attribute on the two tile functions, everything they call
-// inlined into them), and the CPU picks one at run time. Packing, checks
-// and stores are ordinary code.
+// inlined into them), and the CPU picks one at run time. On CPUs with
+// AVX512-BF16 the bf16 entry points use a third build: AVX2+FMA with the
+// products of two bf16 inputs (S = Q K^T; backward S^T and dP^T) as
+// vdpbf16ps tile products on pairs of bf16 the pack step writes (exact
+// products, f32 sums). Packing, checks and stores are ordinary code.
 //
 //===----------------------------------------------------------------------===//
 
@@ -510,8 +513,28 @@ void storeRow(typename E::T *dst, int64_t stride, const float *src, int64_t n,
     dst[i * stride] = E::narrow(src[i] * mul);
 }
 
+/// Two bf16 values (f32 holding bf16 values exactly) as one 32-bit lane of a
+/// bf16 dot product: the first in the low half.
+inline uint32_t bf16Pair(const float *x) {
+  return (floatToBits(x[0]) >> 16) | (floatToBits(x[1]) & 0xffff0000u);
+}
+
+/// The bf16 pairs of `rows` ([n][ld] f32 of bf16 values, ld even) for the
+/// AVX512-BF16 products: as rows (out[r * ld/2 + kp]: a product's left
+/// operand, one pair broadcast per row) or, with `columns`, transposed
+/// (out[kp * n + r]: the right operand, 16 rows' pairs in one register).
+void packPairs(const float *rows, int64_t n, int64_t ld, uint32_t *out,
+               bool columns) {
+  const int64_t pairs = ld / 2;
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t kp = 0; kp < pairs; ++kp)
+      out[columns ? kp * n + r : r * pairs + kp] =
+          bf16Pair(rows + r * ld + 2 * kp);
+}
+
 //===----------------------------------------------------------------------===//
-// The tile kernels (compiled generic and AVX2+FMA; everything inlined)
+// The tile kernels (compiled generic, AVX2+FMA, and AVX2+FMA with
+// AVX512-BF16 dot products; everything but dotTileBf16 inlined)
 //===----------------------------------------------------------------------===//
 
 // W floats / ints in one register: GCC's vector extension, W = 8 for AVX2
@@ -635,6 +658,73 @@ LPC_INLINE void gemmTile(int64_t M, int64_t N, int64_t K,
   }
 }
 
+#if defined(__x86_64__)
+#define LPC_BF16_TARGET                                                        \
+  __attribute__((target("avx512f,avx512bw,avx512bf16,avx2,fma")))
+
+/// One register block of dotTileBf16: MR rows x NV vectors of 16.
+template <int MR, int NV>
+LPC_INLINE LPC_BF16_TARGET void
+dotBlockBf16(int64_t m0, int64_t n0, int64_t KP, const uint32_t *__restrict A,
+             int64_t lda, const uint32_t *__restrict B, int64_t ldb,
+             float *__restrict C, int64_t ldc) {
+  __m512 c[MR][NV];
+#pragma GCC unroll 8
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 2
+    for (int j = 0; j < NV; ++j)
+      c[i][j] = _mm512_setzero_ps();
+  for (int64_t kp = 0; kp < KP; ++kp) {
+    __m512bh b[NV];
+#pragma GCC unroll 2
+    for (int j = 0; j < NV; ++j)
+      b[j] = (__m512bh)_mm512_loadu_si512(B + kp * ldb + n0 + 16 * j);
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i) {
+      const __m512bh a =
+          (__m512bh)_mm512_set1_epi32(int(A[(m0 + i) * lda + kp]));
+#pragma GCC unroll 2
+      for (int j = 0; j < NV; ++j)
+        c[i][j] = _mm512_dpbf16_ps(c[i][j], a, b[j]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 2
+    for (int j = 0; j < NV; ++j)
+      _mm512_storeu_ps(C + (m0 + i) * ldc + n0 + 16 * j, c[i][j]);
+}
+
+/// C[M x N] = A B for bf16 operands given as pairs (packPairs): A as rows
+/// ([M][lda] pairs), B as columns ([KP][ldb] pairs), C f32 row-major.
+/// M % 4 == 0, N % 16 == 0. vdpbf16ps multiplies exactly (a product of two
+/// bf16 values fits an f32) and adds in f32, two products per step, in the
+/// same order in every block: the f32 sum of the f32 path, reassociated by
+/// pairs. (It treats subnormal inputs and results as 0: below 1.2e-38,
+/// under any bound of the header's.) A call per tile, not inlined: the tile
+/// functions that call it are compiled for other targets too.
+__attribute__((noinline)) LPC_BF16_TARGET void
+dotTileBf16(int64_t M, int64_t N, int64_t KP, const uint32_t *__restrict A,
+            int64_t lda, const uint32_t *__restrict B, int64_t ldb,
+            float *__restrict C, int64_t ldc) {
+  int64_t n0 = 0;
+  for (; n0 + 32 <= N; n0 += 32) {
+    int64_t m0 = 0;
+    for (; m0 + 8 <= M; m0 += 8)
+      dotBlockBf16<8, 2>(m0, n0, KP, A, lda, B, ldb, C, ldc);
+    for (; m0 < M; m0 += 4)
+      dotBlockBf16<4, 2>(m0, n0, KP, A, lda, B, ldb, C, ldc);
+  }
+  if (n0 < N) { // N - n0 == 16
+    int64_t m0 = 0;
+    for (; m0 + 8 <= M; m0 += 8)
+      dotBlockBf16<8, 1>(m0, n0, KP, A, lda, B, ldb, C, ldc);
+    for (; m0 < M; m0 += 4)
+      dotBlockBf16<4, 1>(m0, n0, KP, A, lda, B, ldb, C, ldc);
+  }
+}
+#endif
+
 /// exp(x) in f32, within ~2 ulp: x = n ln2 + r with |r| <= ln2/2, exp(r) by
 /// its Taylor polynomial of degree 7 (truncation < 6e-9 relative), times
 /// 2^n built in the exponent field. exp(-inf) and anything below -87.3
@@ -699,11 +789,14 @@ struct FwdPacked {
   const float *Q;  // [SqP][Dp]
   const float *Kt; // [nKT][D][kBc]: each key tile transposed
   const float *V;  // [SkvP][Dvp]
+  // The bf16 dot-product kernel's operands (else null): Q as rows of pairs
+  // [SqP][Dp/2], each key tile's pairs as columns [nKT][Dp/2][kBc].
+  const uint32_t *Qp = nullptr, *Kp = nullptr;
 };
 
 /// One query tile: O[r][0, Dv) = o of query qt*kBr + r (normalized), lse[r].
 /// S: [kBr][kBc] scratch; O: [kBr][Dvp]; m, l: [kBr].
-template <int W>
+template <int W, bool Dot = false>
 LPC_INLINE void fwdTileImpl(const Problem &p, const FwdPacked &in,
                             int64_t qt, float *__restrict S,
                             float *__restrict O, float *__restrict m,
@@ -726,8 +819,14 @@ LPC_INLINE void fwdTileImpl(const Problem &p, const FwdPacked &in,
     const int64_t j0 = kt * kBc, nk = std::min(kBc, p.Skv - j0);
     const int64_t nkp = roundUp(nk, 16);
     // S = Q K^T over this key tile (rows past nq: zero rows of Q, S = 0).
-    gemmTile<W>(mq, nkp, p.D, Q, p.Dp, in.Kt + kt * p.D * kBc, kBc, S, kBc,
-             false);
+#if defined(__x86_64__)
+    if constexpr (Dot)
+      dotTileBf16(mq, nkp, p.Dp / 2, in.Qp + i0 * (p.Dp / 2), p.Dp / 2,
+                  in.Kp + kt * (p.Dp / 2) * kBc, kBc, S, kBc);
+    else
+#endif
+      gemmTile<W>(mq, nkp, p.D, Q, p.Dp, in.Kt + kt * p.D * kBc, kBc, S, kBc,
+                  false);
     for (int64_t r = 0; r < nq; ++r) {
       float *s = S + r * kBc;
       const int64_t i = i0 + r;
@@ -798,6 +897,10 @@ struct BwdPacked {
   const float *dOt; // [nQT][Dv][kBr]
   const float *lse; // [SqP]: lse, +inf for rows that see nothing and padding
   const float *Di;  // [SqP]: sum_e dO_ie o_ie
+  // The bf16 dot-product kernel's operands (else null): K and V as rows of
+  // pairs ([SkvP][Dp/2], [SkvP][Dvp/2]), each query tile's Q and dO pairs
+  // as columns ([nQT][Dp/2][kBr], [nQT][Dvp/2][kBr]).
+  const uint32_t *Kp = nullptr, *Vp = nullptr, *Qp = nullptr, *dOp = nullptr;
 };
 
 /// Per-task scratch of the backward.
@@ -812,7 +915,7 @@ struct BwdScratch {
 /// One key tile: dK, dV (f32, dK not yet scaled) of keys kt*kBc + c, and
 /// dQ[i] += dS K over the query tiles that see the key tile (dQ: this
 /// group's [SqP][Dp] buffer, not yet scaled).
-template <int W>
+template <int W, bool Dot = false>
 LPC_INLINE void bwdTileImpl(const Problem &p, const BwdPacked &in, int64_t kt,
                             float *__restrict dQ, const BwdScratch &w) {
   const int64_t j0 = kt * kBc, nk = std::min(kBc, p.Skv - j0);
@@ -829,10 +932,20 @@ LPC_INLINE void bwdTileImpl(const Problem &p, const BwdPacked &in, int64_t kt,
   for (int64_t qt = qtBegin; qt < p.nQT; ++qt) {
     const int64_t i0 = qt * kBr, nq = std::min(kBr, p.Sq - i0);
     const int64_t nqp = roundUp(nq, 16), mq = roundUp(nq, 4);
-    gemmTile<W>(mk, nqp, p.D, K, p.Dp, in.Qt + qt * p.D * kBr, kBr, PT, kBr,
-             false); // S^T
-    gemmTile<W>(mk, nqp, p.Dv, V, p.Dvp, in.dOt + qt * p.Dv * kBr, kBr, dST,
-             kBr, false); // dP^T
+#if defined(__x86_64__)
+    if constexpr (Dot) {
+      dotTileBf16(mk, nqp, p.Dp / 2, in.Kp + j0 * (p.Dp / 2), p.Dp / 2,
+                  in.Qp + qt * (p.Dp / 2) * kBr, kBr, PT, kBr); // S^T
+      dotTileBf16(mk, nqp, p.Dvp / 2, in.Vp + j0 * (p.Dvp / 2), p.Dvp / 2,
+                  in.dOp + qt * (p.Dvp / 2) * kBr, kBr, dST, kBr); // dP^T
+    } else
+#endif
+    {
+      gemmTile<W>(mk, nqp, p.D, K, p.Dp, in.Qt + qt * p.D * kBr, kBr, PT,
+                  kBr, false); // S^T
+      gemmTile<W>(mk, nqp, p.Dv, V, p.Dvp, in.dOt + qt * p.Dv * kBr, kBr,
+                  dST, kBr, false); // dP^T
+    }
     if (p.mask) {
       for (int64_t r = 0; r < nq; ++r) {
         const float *mr = p.mask + (i0 + r) * p.ms0 + j0 * p.ms1;
@@ -902,6 +1015,26 @@ bwdTileAvx2(const Problem &p, const BwdPacked &in, int64_t kt, float *dQ,
             const BwdScratch &w) {
   bwdTileImpl<8>(p, in, kt, dQ, w);
 }
+/// AVX2+FMA, with the products of two bf16 inputs (S = Q K^T; backward
+/// S^T and dP^T) as AVX512-BF16 dot products.
+LPC_BF16_TARGET void fwdTileBf16Dot(const Problem &p, const FwdPacked &in,
+                                    int64_t qt, float *S, float *O, float *m,
+                                    float *l, float *lse) {
+  fwdTileImpl<8, true>(p, in, qt, S, O, m, l, lse);
+}
+LPC_BF16_TARGET void bwdTileBf16Dot(const Problem &p, const BwdPacked &in,
+                                    int64_t kt, float *dQ,
+                                    const BwdScratch &w) {
+  bwdTileImpl<8, true>(p, in, kt, dQ, w);
+}
+bool haveAvx512Bf16() {
+  static const bool yes = __builtin_cpu_supports("avx512f") &&
+                          __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512bf16") &&
+                          __builtin_cpu_supports("avx2") &&
+                          __builtin_cpu_supports("fma");
+  return yes;
+}
 bool haveAvx2() {
   static const bool yes =
       __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -911,27 +1044,46 @@ bool haveAvx2() {
 
 std::atomic<int> kernelSetting{0};
 
+/// 1 generic, 2 AVX2+FMA, 3 AVX2+FMA with AVX512-BF16 dot products: the
+/// setting (0: the best) where the CPU has it, else the best below it.
 int kernelKind() {
+  const int want = kernelSetting.load(std::memory_order_relaxed);
 #if defined(__x86_64__)
-  if (kernelSetting.load(std::memory_order_relaxed) != 1 && haveAvx2())
+  if ((want == 0 || want >= 3) && haveAvx512Bf16())
+    return 3;
+  if (want != 1 && haveAvx2())
     return 2;
 #endif
+  (void)want;
   return 1;
 }
 
-FwdTileFn fwdTileFn() {
+/// The tile functions for element type E: kernel 3 differs from 2 only
+/// where both operands of a product are bf16 inputs.
+template <class E> FwdTileFn fwdTileFn(int kind) {
 #if defined(__x86_64__)
-  if (kernelKind() == 2)
+  if (kind == 3 && std::is_same_v<E, BF16>)
+    return fwdTileBf16Dot;
+  if (kind >= 2)
     return fwdTileAvx2;
 #endif
+  (void)kind;
   return fwdTileGeneric;
 }
-BwdTileFn bwdTileFn() {
+template <class E> BwdTileFn bwdTileFn(int kind) {
 #if defined(__x86_64__)
-  if (kernelKind() == 2)
+  if (kind == 3 && std::is_same_v<E, BF16>)
+    return bwdTileBf16Dot;
+  if (kind >= 2)
     return bwdTileAvx2;
 #endif
+  (void)kind;
   return bwdTileGeneric;
+}
+
+/// Whether E's calls pack the dot-product kernel's operands.
+template <class E> bool usesBf16Dot(int kind) {
+  return kind == 3 && std::is_same_v<E, BF16>;
 }
 
 //===----------------------------------------------------------------------===//
@@ -945,10 +1097,16 @@ template <class E> struct FwdJob {
   View3F lse;
   float *Q, *Kt, *V; // packed, every (batch, head) one after the other
   FwdTileFn tile;
+  uint32_t *Qp = nullptr, *Kp = nullptr; // pairs (kernel 3), else null
 
   FwdPacked packed(int64_t bh) const {
-    return {Q + bh * p.SqP * p.Dp, Kt + bh * p.nKT * p.D * kBc,
-            V + bh * p.SkvP * p.Dvp};
+    FwdPacked in{Q + bh * p.SqP * p.Dp, Kt + bh * p.nKT * p.D * kBc,
+                 V + bh * p.SkvP * p.Dvp};
+    if (Qp) {
+      in.Qp = Qp + bh * p.SqP * (p.Dp / 2);
+      in.Kp = Kp + bh * p.nKT * (p.Dp / 2) * kBc;
+    }
+    return in;
   }
 };
 
@@ -961,14 +1119,21 @@ template <class E> void fwdPack(void *ctx, int64_t begin, int64_t end) {
     const int64_t bh = t / per, tile = t % per;
     if (tile < p.nQT) {
       const int64_t i0 = tile * kBr;
+      float *rows = job.Q + (bh * p.SqP + i0) * p.Dp;
       packRows<E>(job.q, bh, p.H, i0, std::min(kBr, p.Sq - i0), p.D, kBr,
-                  job.Q + (bh * p.SqP + i0) * p.Dp, p.Dp, nullptr);
+                  rows, p.Dp, nullptr);
+      if (job.Qp)
+        packPairs(rows, kBr, p.Dp, job.Qp + (bh * p.SqP + i0) * (p.Dp / 2),
+                  false);
     } else {
       const int64_t kt = tile - p.nQT, j0 = kt * kBc;
       const int64_t nk = std::min(kBc, p.Skv - j0);
       Floats rows(kBc * p.Dp);
       packRows<E>(job.k, bh, p.H, j0, nk, p.D, kBc, rows.get(), p.Dp,
                   job.Kt + (bh * p.nKT + kt) * p.D * kBc);
+      if (job.Kp)
+        packPairs(rows.get(), kBc, p.Dp,
+                  job.Kp + (bh * p.nKT + kt) * (p.Dp / 2) * kBc, true);
       packRows<E>(job.v, bh, p.H, j0, nk, p.Dv, kBc,
                   job.V + (bh * p.SkvP + j0) * p.Dvp, p.Dvp, nullptr);
     }
@@ -1017,13 +1182,22 @@ void attentionFwd(const char *entry, bool hasMask, MemRef<typename E::T, 4> *q,
     p.ms0 = mask->strides[0];
     p.ms1 = mask->strides[1];
   }
+  const int kind = kernelKind();
+  const bool dot = usesBf16Dot<E>(kind);
   const int64_t nQ = p.BH() * p.SqP * p.Dp, nKt = p.BH() * p.nKT * p.D * kBc,
                 nV = p.BH() * p.SkvP * p.Dvp;
-  arena.reserve(Arena::size({nQ, nKt, nV}));
+  // The pairs: half a float per element (zero when not used).
+  const int64_t nQp = dot ? nQ / 2 : 0, nKp = dot ? p.BH() * p.SkvP * p.Dp / 2
+                                                  : 0;
+  arena.reserve(Arena::size({nQ, nKt, nV, nQp, nKp}));
   float *Q = arena.take(nQ), *Kt = arena.take(nKt), *V = arena.take(nV);
   FwdJob<E> job{p,      View4<typename E::T>(q), View4<typename E::T>(k),
                 View4<typename E::T>(v), View4<typename E::T>(o),
-                View3F(lse), Q, Kt, V, fwdTileFn()};
+                View3F(lse), Q, Kt, V, fwdTileFn<E>(kind)};
+  if (dot) {
+    job.Qp = reinterpret_cast<uint32_t *>(arena.take(nQp));
+    job.Kp = reinterpret_cast<uint32_t *>(arena.take(nKp));
+  }
   lpc_rt_parallel_for(fwdPack<E>, &job, 0, p.BH() * (p.nQT + p.nKT), 1);
   lpc_rt_parallel_for(fwdCompute<E>, &job, 0, p.BH() * p.nQT, 1);
 }
@@ -1041,12 +1215,21 @@ template <class E> struct BwdJob {
   int64_t groups; // key-tile groups per (batch, head)
   float *dQ;      // [BH][groups][SqP][Dp]
   BwdTileFn tile;
+  // Pairs (kernel 3), else null.
+  uint32_t *Kp = nullptr, *Vp = nullptr, *Qp = nullptr, *dOp = nullptr;
 
   BwdPacked packed(int64_t bh) const {
-    return {Q + bh * p.SqP * p.Dp,     Qt + bh * p.nQT * p.D * kBr,
-            K + bh * p.SkvP * p.Dp,    V + bh * p.SkvP * p.Dvp,
-            dO + bh * p.SqP * p.Dvp,   dOt + bh * p.nQT * p.Dv * kBr,
-            Lse + bh * p.SqP,          Di + bh * p.SqP};
+    BwdPacked in{Q + bh * p.SqP * p.Dp,   Qt + bh * p.nQT * p.D * kBr,
+                 K + bh * p.SkvP * p.Dp,  V + bh * p.SkvP * p.Dvp,
+                 dO + bh * p.SqP * p.Dvp, dOt + bh * p.nQT * p.Dv * kBr,
+                 Lse + bh * p.SqP,        Di + bh * p.SqP};
+    if (Kp) {
+      in.Kp = Kp + bh * p.SkvP * (p.Dp / 2);
+      in.Vp = Vp + bh * p.SkvP * (p.Dvp / 2);
+      in.Qp = Qp + bh * p.SqP * (p.Dp / 2);
+      in.dOp = dOp + bh * p.SqP * (p.Dvp / 2);
+    }
+    return in;
   }
 };
 
@@ -1061,12 +1244,17 @@ template <class E> void bwdPack(void *ctx, int64_t begin, int64_t end) {
     const int64_t bh = t / per, tile = t % per;
     if (tile < p.nQT) {
       const int64_t qt = tile, i0 = qt * kBr, nq = std::min(kBr, p.Sq - i0);
-      packRows<E>(job.q, bh, p.H, i0, nq, p.D, kBr,
-                  job.Q + (bh * p.SqP + i0) * p.Dp, p.Dp,
+      float *Q = job.Q + (bh * p.SqP + i0) * p.Dp;
+      packRows<E>(job.q, bh, p.H, i0, nq, p.D, kBr, Q, p.Dp,
                   job.Qt + (bh * p.nQT + qt) * p.D * kBr);
       float *dO = job.dO + (bh * p.SqP + i0) * p.Dvp;
       packRows<E>(job.dout, bh, p.H, i0, nq, p.Dv, kBr, dO, p.Dvp,
                   job.dOt + (bh * p.nQT + qt) * p.Dv * kBr);
+      if (job.Qp) {
+        packPairs(Q, kBr, p.Dp, job.Qp + (bh * p.SqP + i0) * (p.Dp / 2), true);
+        packPairs(dO, kBr, p.Dvp,
+                  job.dOp + (bh * p.SqP + i0) * (p.Dvp / 2), true);
+      }
       float *lse = job.Lse + bh * p.SqP + i0, *di = job.Di + bh * p.SqP + i0;
       for (int64_t r = 0; r < kBr; ++r) {
         if (r >= nq) { // padding: P = 0, dS = 0
@@ -1086,10 +1274,16 @@ template <class E> void bwdPack(void *ctx, int64_t begin, int64_t end) {
     } else {
       const int64_t j0 = (tile - p.nQT) * kBc;
       const int64_t nk = std::min(kBc, p.Skv - j0);
-      packRows<E>(job.k, bh, p.H, j0, nk, p.D, kBc,
-                  job.K + (bh * p.SkvP + j0) * p.Dp, p.Dp, nullptr);
-      packRows<E>(job.v, bh, p.H, j0, nk, p.Dv, kBc,
-                  job.V + (bh * p.SkvP + j0) * p.Dvp, p.Dvp, nullptr);
+      float *K = job.K + (bh * p.SkvP + j0) * p.Dp;
+      float *V = job.V + (bh * p.SkvP + j0) * p.Dvp;
+      packRows<E>(job.k, bh, p.H, j0, nk, p.D, kBc, K, p.Dp, nullptr);
+      packRows<E>(job.v, bh, p.H, j0, nk, p.Dv, kBc, V, p.Dvp, nullptr);
+      if (job.Kp) {
+        packPairs(K, kBc, p.Dp, job.Kp + (bh * p.SkvP + j0) * (p.Dp / 2),
+                  false);
+        packPairs(V, kBc, p.Dvp, job.Vp + (bh * p.SkvP + j0) * (p.Dvp / 2),
+                  false);
+      }
     }
   }
 }
@@ -1190,7 +1384,13 @@ void attentionBwd(const char *entry, bool hasMask, MemRef<typename E::T, 4> *q,
                 ndO = p.BH() * p.SqP * p.Dvp,
                 ndOt = p.BH() * p.nQT * p.Dv * kBr, nRow = p.BH() * p.SqP,
                 ndQ = p.BH() * groups * p.SqP * p.Dp;
-  arena.reserve(Arena::size({nQ, nQt, nK, nV, ndO, ndOt, nRow, nRow, ndQ}));
+  const int kind = kernelKind();
+  const bool dot = usesBf16Dot<E>(kind);
+  // The pairs: half a float per element (zero when not used).
+  const int64_t nKp = dot ? nK / 2 : 0, nVp = dot ? nV / 2 : 0,
+                nQp = dot ? nQ / 2 : 0, ndOp = dot ? ndO / 2 : 0;
+  arena.reserve(Arena::size(
+      {nQ, nQt, nK, nV, ndO, ndOt, nRow, nRow, ndQ, nKp, nVp, nQp, ndOp}));
   BwdJob<E> job{p,
                 View4<T>(q),
                 View4<T>(k),
@@ -1211,7 +1411,13 @@ void attentionBwd(const char *entry, bool hasMask, MemRef<typename E::T, 4> *q,
                 arena.take(nRow),
                 groups,
                 arena.take(ndQ),
-                bwdTileFn()};
+                bwdTileFn<E>(kind)};
+  if (dot) {
+    job.Kp = reinterpret_cast<uint32_t *>(arena.take(nKp));
+    job.Vp = reinterpret_cast<uint32_t *>(arena.take(nVp));
+    job.Qp = reinterpret_cast<uint32_t *>(arena.take(nQp));
+    job.dOp = reinterpret_cast<uint32_t *>(arena.take(ndOp));
+  }
   lpc_rt_parallel_for(bwdPack<E>, &job, 0, p.BH() * (p.nQT + p.nKT), 1);
   lpc_rt_parallel_for(bwdCompute<E>, &job, 0, p.BH() * groups, 1);
   lpc_rt_parallel_for(bwdStoreDq<E>, &job, 0, p.BH() * p.nQT, 1);

@@ -73,11 +73,13 @@ constexpr int64_t kAttentionBlockQ = 64;
 constexpr int64_t kAttentionBlockK = 64;
 
 /// Which code the attention entry points run, for tests and benchmarks:
-/// 0 = chosen by the CPU (the default: AVX2+FMA when present), 1 = the
-/// generic x86-64 build, 2 = AVX2+FMA (ignored, i.e. generic, when the CPU
-/// lacks it). Takes effect at the next call.
+/// 0 = chosen by the CPU (the default: the best it has), 1 = the generic
+/// x86-64 build, 2 = AVX2+FMA, 3 = AVX2+FMA with the bf16 entry points'
+/// products of two bf16 inputs as AVX512-BF16 dot products (exact
+/// products, f32 sums; f32 and f16 run kernel 2's code). A kind the CPU
+/// lacks falls back to the best below it. Takes effect at the next call.
 void setAttentionKernel(int kind);
-/// The code the next call will run: 1 generic, 2 AVX2+FMA.
+/// The code the next call will run: 1 generic, 2 AVX2+FMA, 3 AVX512-BF16.
 int attentionKernel();
 
 } // namespace rt

@@ -8,7 +8,8 @@
 // one more and one less, batch * head above the thread count, and strided
 // views ([B, S, H, D] interleaved with padding, last stride not 1, reversed)
 // for every operand, outputs included (nothing outside them may be
-// written). Both kernels (generic x86-64 and AVX2+FMA, when the CPU has it).
+// written). Every kernel the CPU has: generic x86-64, AVX2+FMA, and AVX2+FMA
+// with AVX512-BF16 dot products (bf16 entry points).
 //
 // The reference's gradient is itself checked against central finite
 // differences of its forward. Also: bit-identical results for 1, 2 and 3
@@ -25,8 +26,9 @@
 // it must be within that bound plus half an ulp of T at |ref| + bound: the
 // f32 error may move the value across a rounding boundary, never further.
 //
-// `lpc-attention-test --bench` instead times the B=4, H=8, S=256, D=64
-// causal case against the unfused GEMM + softmax path (README.md).
+// `lpc-attention-test --bench [ROUNDS [B H S D]]` instead times a causal
+// case (default B=4, H=8, S=256, D=64) against the unfused GEMM + softmax
+// path (README.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -1088,8 +1090,11 @@ struct Unfused {
   }
 };
 
-void bench(int reps) {
-  const int64_t B = 4, H = 8, S = 256, D = 64;
+const char *kernelName(int kernel) {
+  return kernel == 3 ? "AVX512-BF16" : kernel == 2 ? "AVX2+FMA" : "generic";
+}
+
+void bench(int reps, int64_t B, int64_t H, int64_t S, int64_t D) {
   const double dense = double(B * H) * S * S * D; // multiply-adds of one product
   const double fwdFlop = 2 * 2 * dense / 2, bwdFlop = 5 * 2 * dense / 2; // causal
   std::printf("attention B=%lld H=%lld S=%lld D=%lld causal, %d CPUs, gemm "
@@ -1101,7 +1106,7 @@ void bench(int reps) {
               __builtin_cpu_supports("avx2") != 0,
               __builtin_cpu_supports("fma") != 0,
               __builtin_cpu_supports("avx512f") != 0,
-              lpc::rt::attentionKernel() == 2 ? "AVX2+FMA" : "generic");
+              kernelName(lpc::rt::attentionKernel()));
 #endif
   std::printf("GF/s: one fixed count for every row (the causal half: forward "
               "2 products, backward 5, of B*H*S*S*D/2 multiply-adds each) "
@@ -1117,7 +1122,7 @@ void bench(int reps) {
                 bwdFlop / b.best * 1e-6);
   };
   for (Kind kind : {Kind::F32, Kind::BF16})
-    for (int kernel : {2, 1})
+    for (int kernel : {3, 2, 1})
       for (int threads : {0, 1}) {
         lpc::rt::setAttentionKernel(kernel);
         if (lpc::rt::attentionKernel() != kernel)
@@ -1138,7 +1143,7 @@ void bench(int reps) {
             reps);
         char name[100];
         std::snprintf(name, sizeof name, "fused %s, %s, %d thread(s)",
-                      kindName(kind), kernel == 2 ? "AVX2+FMA" : "generic",
+                      kindName(kind), kernelName(kernel),
                       lpc::rt::gemmThreads());
         row(name, f, b);
       }
@@ -1165,27 +1170,39 @@ void bench(int reps) {
 
 int main(int argc, char **argv) {
   if (argc > 1 && std::strcmp(argv[1], "--bench") == 0) {
-    bench(argc > 2 ? std::atoi(argv[2]) : 15);
+    // --bench [ROUNDS [B H S D]]: the shape defaults to 4 8 256 64.
+    int64_t shape[4] = {4, 8, 256, 64};
+    for (int i = 0; i < 4 && 3 + i < argc; ++i)
+      shape[i] = std::atoll(argv[3 + i]);
+    if (shape[0] < 1 || shape[1] < 1 || shape[2] < 1 || shape[3] < 1) {
+      std::fprintf(stderr, "lpc-attention-test --bench [ROUNDS [B H S D]]: "
+                           "sizes must be positive\n");
+      return 2;
+    }
+    bench(argc > 2 ? std::atoi(argv[2]) : 15, shape[0], shape[1], shape[2],
+          shape[3]);
     return 0;
   }
   testInvalid(); // first: fork before the pool has threads
   testReferenceGradient();
   int cases = 0;
   const int best = lpc::rt::attentionKernel();
-  for (int kernel : {2, 1}) {
+  std::string ran;
+  for (int kernel : {3, 2, 1}) {
     lpc::rt::setAttentionKernel(kernel);
     if (lpc::rt::attentionKernel() != kernel)
-      continue; // no AVX2 here
+      continue; // the CPU lacks it
+    ran += std::string(ran.empty() ? "" : ", ") + kernelName(kernel);
     cases += testGrid(kernel == best);
     testEmpty();
     testRounding();
     testThreads();
   }
   lpc::rt::setAttentionKernel(0);
-  std::printf("lpc attention test: %d cases (kernel %d%s), worst |error| / "
-              "bound: f32 results %.3f, bf16/f16 results %.3f; %d checks, %d "
-              "failed\n",
-              cases, best, best == 2 ? " and generic" : "", worst32, worst16,
-              checks, failures);
+  std::printf("lpc attention test: %d cases (kernels %s; the full grid on "
+              "%s), worst |error| / bound: f32 results %.3f, bf16/f16 results "
+              "%.3f; %d checks, %d failed\n",
+              cases, ran.c_str(), kernelName(best), worst32, worst16, checks,
+              failures);
   return failures ? 1 : 0;
 }
