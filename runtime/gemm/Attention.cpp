@@ -803,7 +803,7 @@ LPC_INLINE void fwdTileImpl(const Problem &p, const FwdPacked &in,
                             float *__restrict l, float *__restrict lse) {
   const int64_t i0 = qt * kBr, nq = std::min(kBr, p.Sq - i0);
   const int64_t mq = roundUp(nq, 4);
-  const float *Q = in.Q + i0 * p.Dp;
+  const float *Q = Dot ? nullptr : in.Q + i0 * p.Dp; // Dot: in.Qp instead
   for (int64_t r = 0; r < kBr; ++r) {
     m[r] = -kInf;
     l[r] = 0.0f;
@@ -1095,12 +1095,15 @@ template <class E> struct FwdJob {
   const Problem &p;
   View4<T> q, k, v, o;
   View3F lse;
-  float *Q, *Kt, *V; // packed, every (batch, head) one after the other
+  // Packed, every (batch, head) one after the other; Q and Kt are null
+  // with the dot-product kernel (its Qp and Kp replace them).
+  float *Q, *Kt, *V;
   FwdTileFn tile;
   uint32_t *Qp = nullptr, *Kp = nullptr; // pairs (kernel 3), else null
 
   FwdPacked packed(int64_t bh) const {
-    FwdPacked in{Q + bh * p.SqP * p.Dp, Kt + bh * p.nKT * p.D * kBc,
+    FwdPacked in{Q ? Q + bh * p.SqP * p.Dp : nullptr,
+                 Kt ? Kt + bh * p.nKT * p.D * kBc : nullptr,
                  V + bh * p.SkvP * p.Dvp};
     if (Qp) {
       in.Qp = Qp + bh * p.SqP * (p.Dp / 2);
@@ -1115,22 +1118,25 @@ template <class E> void fwdPack(void *ctx, int64_t begin, int64_t end) {
   const FwdJob<E> &job = *static_cast<const FwdJob<E> *>(ctx);
   const Problem &p = job.p;
   const int64_t per = p.nQT + p.nKT;
+  Floats rows(std::max(kBr, kBc) * p.Dp); // a tile's f32 rows, transient
   for (int64_t t = begin; t < end; ++t) {
     const int64_t bh = t / per, tile = t % per;
     if (tile < p.nQT) {
       const int64_t i0 = tile * kBr;
-      float *rows = job.Q + (bh * p.SqP + i0) * p.Dp;
-      packRows<E>(job.q, bh, p.H, i0, std::min(kBr, p.Sq - i0), p.D, kBr,
-                  rows, p.Dp, nullptr);
-      if (job.Qp)
-        packPairs(rows, kBr, p.Dp, job.Qp + (bh * p.SqP + i0) * (p.Dp / 2),
-                  false);
+      if (job.Qp) { // f32 rows only as the source of the pairs
+        packRows<E>(job.q, bh, p.H, i0, std::min(kBr, p.Sq - i0), p.D, kBr,
+                    rows.get(), p.Dp, nullptr);
+        packPairs(rows.get(), kBr, p.Dp,
+                  job.Qp + (bh * p.SqP + i0) * (p.Dp / 2), false);
+      } else {
+        packRows<E>(job.q, bh, p.H, i0, std::min(kBr, p.Sq - i0), p.D, kBr,
+                    job.Q + (bh * p.SqP + i0) * p.Dp, p.Dp, nullptr);
+      }
     } else {
       const int64_t kt = tile - p.nQT, j0 = kt * kBc;
       const int64_t nk = std::min(kBc, p.Skv - j0);
-      Floats rows(kBc * p.Dp);
       packRows<E>(job.k, bh, p.H, j0, nk, p.D, kBc, rows.get(), p.Dp,
-                  job.Kt + (bh * p.nKT + kt) * p.D * kBc);
+                  job.Kp ? nullptr : job.Kt + (bh * p.nKT + kt) * p.D * kBc);
       if (job.Kp)
         packPairs(rows.get(), kBc, p.Dp,
                   job.Kp + (bh * p.nKT + kt) * (p.Dp / 2) * kBc, true);
@@ -1184,13 +1190,17 @@ void attentionFwd(const char *entry, bool hasMask, MemRef<typename E::T, 4> *q,
   }
   const int kind = kernelKind();
   const bool dot = usesBf16Dot<E>(kind);
-  const int64_t nQ = p.BH() * p.SqP * p.Dp, nKt = p.BH() * p.nKT * p.D * kBc,
+  // With the dot-product kernel, the pairs (half a float per element)
+  // replace the f32 Q and Kt.
+  const int64_t nQ = dot ? 0 : p.BH() * p.SqP * p.Dp,
+                nKt = dot ? 0 : p.BH() * p.nKT * p.D * kBc,
                 nV = p.BH() * p.SkvP * p.Dvp;
-  // The pairs: half a float per element (zero when not used).
-  const int64_t nQp = dot ? nQ / 2 : 0, nKp = dot ? p.BH() * p.SkvP * p.Dp / 2
-                                                  : 0;
+  const int64_t nQp = dot ? p.BH() * p.SqP * p.Dp / 2 : 0,
+                nKp = dot ? p.BH() * p.SkvP * p.Dp / 2 : 0;
   arena.reserve(Arena::size({nQ, nKt, nV, nQp, nKp}));
-  float *Q = arena.take(nQ), *Kt = arena.take(nKt), *V = arena.take(nV);
+  float *Q = dot ? nullptr : arena.take(nQ);
+  float *Kt = dot ? nullptr : arena.take(nKt);
+  float *V = arena.take(nV);
   FwdJob<E> job{p,      View4<typename E::T>(q), View4<typename E::T>(k),
                 View4<typename E::T>(v), View4<typename E::T>(o),
                 View3F(lse), Q, Kt, V, fwdTileFn<E>(kind)};
@@ -1219,10 +1229,14 @@ template <class E> struct BwdJob {
   uint32_t *Kp = nullptr, *Vp = nullptr, *Qp = nullptr, *dOp = nullptr;
 
   BwdPacked packed(int64_t bh) const {
-    BwdPacked in{Q + bh * p.SqP * p.Dp,   Qt + bh * p.nQT * p.D * kBr,
-                 K + bh * p.SkvP * p.Dp,  V + bh * p.SkvP * p.Dvp,
-                 dO + bh * p.SqP * p.Dvp, dOt + bh * p.nQT * p.Dv * kBr,
-                 Lse + bh * p.SqP,        Di + bh * p.SqP};
+    BwdPacked in{Q + bh * p.SqP * p.Dp,
+                 Qt ? Qt + bh * p.nQT * p.D * kBr : nullptr,
+                 K + bh * p.SkvP * p.Dp,
+                 V + bh * p.SkvP * p.Dvp,
+                 dO + bh * p.SqP * p.Dvp,
+                 dOt ? dOt + bh * p.nQT * p.Dv * kBr : nullptr,
+                 Lse + bh * p.SqP,
+                 Di + bh * p.SqP};
     if (Kp) {
       in.Kp = Kp + bh * p.SkvP * (p.Dp / 2);
       in.Vp = Vp + bh * p.SkvP * (p.Dvp / 2);
@@ -1245,11 +1259,13 @@ template <class E> void bwdPack(void *ctx, int64_t begin, int64_t end) {
     if (tile < p.nQT) {
       const int64_t qt = tile, i0 = qt * kBr, nq = std::min(kBr, p.Sq - i0);
       float *Q = job.Q + (bh * p.SqP + i0) * p.Dp;
+      // The transposed copies only feed the f32 S^T and dP^T products.
       packRows<E>(job.q, bh, p.H, i0, nq, p.D, kBr, Q, p.Dp,
-                  job.Qt + (bh * p.nQT + qt) * p.D * kBr);
+                  job.Qt ? job.Qt + (bh * p.nQT + qt) * p.D * kBr : nullptr);
       float *dO = job.dO + (bh * p.SqP + i0) * p.Dvp;
       packRows<E>(job.dout, bh, p.H, i0, nq, p.Dv, kBr, dO, p.Dvp,
-                  job.dOt + (bh * p.nQT + qt) * p.Dv * kBr);
+                  job.dOt ? job.dOt + (bh * p.nQT + qt) * p.Dv * kBr
+                          : nullptr);
       if (job.Qp) {
         packPairs(Q, kBr, p.Dp, job.Qp + (bh * p.SqP + i0) * (p.Dp / 2), true);
         packPairs(dO, kBr, p.Dvp,
@@ -1379,14 +1395,16 @@ void attentionBwd(const char *entry, bool hasMask, MemRef<typename E::T, 4> *q,
     groups = std::min(groups, 1 + kMaxGroupBytes / groupBytes);
   groups = std::max<int64_t>(groups, 1);
 
-  const int64_t nQ = p.BH() * p.SqP * p.Dp, nQt = p.BH() * p.nQT * p.D * kBr,
-                nK = p.BH() * p.SkvP * p.Dp, nV = p.BH() * p.SkvP * p.Dvp,
-                ndO = p.BH() * p.SqP * p.Dvp,
-                ndOt = p.BH() * p.nQT * p.Dv * kBr, nRow = p.BH() * p.SqP,
-                ndQ = p.BH() * groups * p.SqP * p.Dp;
   const int kind = kernelKind();
   const bool dot = usesBf16Dot<E>(kind);
-  // The pairs: half a float per element (zero when not used).
+  // With the dot-product kernel, the pairs (half a float per element)
+  // replace the transposed f32 Qt and dOt.
+  const int64_t nQ = p.BH() * p.SqP * p.Dp,
+                nQt = dot ? 0 : p.BH() * p.nQT * p.D * kBr,
+                nK = p.BH() * p.SkvP * p.Dp, nV = p.BH() * p.SkvP * p.Dvp,
+                ndO = p.BH() * p.SqP * p.Dvp,
+                ndOt = dot ? 0 : p.BH() * p.nQT * p.Dv * kBr,
+                nRow = p.BH() * p.SqP, ndQ = p.BH() * groups * p.SqP * p.Dp;
   const int64_t nKp = dot ? nK / 2 : 0, nVp = dot ? nV / 2 : 0,
                 nQp = dot ? nQ / 2 : 0, ndOp = dot ? ndO / 2 : 0;
   arena.reserve(Arena::size(
@@ -1402,11 +1420,11 @@ void attentionBwd(const char *entry, bool hasMask, MemRef<typename E::T, 4> *q,
                 View4<T>(dv),
                 View3F(lse),
                 arena.take(nQ),
-                arena.take(nQt),
+                dot ? nullptr : arena.take(nQt),
                 arena.take(nK),
                 arena.take(nV),
                 arena.take(ndO),
-                arena.take(ndOt),
+                dot ? nullptr : arena.take(ndOt),
                 arena.take(nRow),
                 arena.take(nRow),
                 groups,

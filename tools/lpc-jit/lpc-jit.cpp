@@ -86,6 +86,14 @@ static llvm::cl::opt<unsigned> profileTop(
     llvm::cl::desc("time every lowered op and print the N most expensive "
                    "(0: off), as a share of the step time"),
     llvm::cl::init(0));
+static llvm::cl::opt<unsigned> profileWarmup(
+    llvm::cl::cat(toolOptions), "profile-warmup",
+    llvm::cl::desc("steps --profile leaves out at the start: the first "
+                   "step's buffers are allocated and first touched (page "
+                   "faults), which can double its element-wise ops' times "
+                   "(default 1; with no more steps than this, every step "
+                   "is kept)"),
+    llvm::cl::init(1));
 enum class ProfileOrder { Time, Program };
 static llvm::cl::opt<ProfileOrder> profileOrder(
     llvm::cl::cat(toolOptions), "profile-order",
@@ -150,7 +158,7 @@ using StateKey = std::pair<std::string, std::string>;
 /// The `top` most expensive ops over all steps (or the first `top` in
 /// program order), with their share of the total, then the total per kind.
 void printProfile(std::vector<cpu::ProfileEntry> entries, unsigned top,
-                  ProfileOrder order) {
+                  ProfileOrder order, unsigned warmup) {
   double total = 0;
   for (const auto &e : entries)
     total += e.seconds;
@@ -161,9 +169,14 @@ void printProfile(std::vector<cpu::ProfileEntry> entries, unsigned top,
                      [](const auto &a, const auto &b) { return a.seconds > b.seconds; });
   auto perStep = [&](double s, int64_t calls) { return calls ? 1e3 * s / calls : 0.0; };
   auto share = [&](double s) { return total > 0 ? 100 * s / total : 0.0; };
-  llvm::outs() << llvm::formatv("profile: {0} ops, {1:f1} ms per step in them "
-                                "(mean over {2} steps)\n",
-                                entries.size(), perStep(total, runs), runs);
+  llvm::outs() << llvm::formatv(
+      "profile: {0} ops, {1:f1} ms per step in them (mean over {2} step{4}{3})\n",
+      entries.size(), perStep(total, runs), runs,
+      warmup ? llvm::formatv(", after {0} warm-up step{1}", warmup,
+                             warmup == 1 ? "" : "s")
+                   .str()
+             : std::string(),
+      runs == 1 ? "" : "s");
   for (unsigned i = 0; i < entries.size() && i < top; ++i) {
     const auto &e = entries[i];
     llvm::outs() << llvm::formatv("  {0,8:f2} ms {1,5:f1}%  {2}\n",
@@ -388,6 +401,8 @@ int main(int argc, char **argv) {
       // than the step).
       secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - r0)
                  .count();
+      if (profileTop > 0 && steps > profileWarmup && s + 1 == profileWarmup)
+        plain->resetProfile(); // the warm-up's times left out
       for (unsigned r = 0; r < nRes; ++r) {
         if (bytesOnly && nextArg[r] >= 0) {
           // The next step's argument; an empty tensor stands for it here.
@@ -486,7 +501,8 @@ int main(int argc, char **argv) {
           args[nextArg[r]] = results[r];
   }
   if (profileTop > 0)
-    printProfile(code.profile(), profileTop, profileOrder);
+    printProfile(code.profile(), profileTop, profileOrder,
+                 steps > profileWarmup ? unsigned(profileWarmup) : 0);
   if (checker)
     llvm::outs() << (ok ? "every op matches the reference evaluator within "
                           "half a spacing and the slack\n"
