@@ -601,60 +601,66 @@ template <int W> struct Vec {
   }
 };
 
+/// One register block of gemmTile: rows [m0, m0 + MR) x columns
+/// [n0, n0 + 2W) of C in 2 MR registers while k runs (sequentially, one
+/// multiply-add per k: the same order in every block).
+template <int W, int MR, bool TransA>
+LPC_INLINE void gemmBlock(int64_t m0, int64_t n0, int64_t K,
+                          const float *__restrict A, int64_t lda,
+                          const float *__restrict B, int64_t ldb,
+                          float *__restrict C, int64_t ldc, bool accumulate) {
+  using V = Vec<W>;
+  using F = typename V::F;
+  F c0[MR], c1[MR];
+#pragma GCC unroll 8
+  for (int i = 0; i < MR; ++i)
+    c0[i] = c1[i] = V::splat(0);
+  const float *a = TransA ? A + m0 : A + m0 * lda;
+  const float *b = B + n0;
+  const int64_t step = TransA ? 1 : lda;
+  for (int64_t k = 0; k < K; ++k) {
+    const F b0 = V::load(b + k * ldb), b1 = V::load(b + k * ldb + W);
+    const float *ak = TransA ? a + k * lda : a + k;
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i) {
+      const float ai = ak[i * step];
+      c0[i] += ai * b0;
+      c1[i] += ai * b1;
+    }
+  }
+  float *c = C + m0 * ldc + n0;
+#pragma GCC unroll 8
+  for (int i = 0; i < MR; ++i) {
+    if (accumulate) {
+      c0[i] += V::load(c + i * ldc);
+      c1[i] += V::load(c + i * ldc + W);
+    }
+    V::store(c + i * ldc, c0[i]);
+    V::store(c + i * ldc + W, c1[i]);
+  }
+}
+
 /// C[M x N] = (accumulate ? C : 0) + A[M x K] B[K x N], all row-major with
 /// leading dimensions lda, ldb, ldc; with TransA, A is given as its
-/// transpose (A[m][k] at A[k * lda + m]). M % 4 == 0, N % 16 == 0. A block
-/// of 4 rows x 2 vectors of the product stays in registers (8 of them)
-/// while k runs (sequentially, one multiply-add per k: the same order in
-/// every tile), then is added to C or stored.
+/// transpose (A[m][k] at A[k * lda + m]). M % 2 == 0, N % (2W) == 0.
+/// Blocks of 6 rows x 2 vectors: 12 accumulators, enough independent
+/// multiply-adds to cover the FMA latency (4 rows, 8 of them, left the
+/// FMA units idle part of the time); the last rows in blocks of 4 or 2.
 template <int W, bool TransA = false>
 LPC_INLINE void gemmTile(int64_t M, int64_t N, int64_t K,
                          const float *__restrict A, int64_t lda,
                          const float *__restrict B, int64_t ldb,
                          float *__restrict C, int64_t ldc, bool accumulate) {
-  using V = Vec<W>;
-  using F = typename V::F;
   for (int64_t n0 = 0; n0 < N; n0 += 2 * W) {
-    for (int64_t m0 = 0; m0 < M; m0 += 4) {
-      F c00 = V::splat(0), c01 = c00, c10 = c00, c11 = c00, c20 = c00,
-        c21 = c00, c30 = c00, c31 = c00;
-      const float *a = TransA ? A + m0 : A + m0 * lda;
-      const float *b = B + n0;
-      for (int64_t k = 0; k < K; ++k) {
-        const F b0 = V::load(b + k * ldb), b1 = V::load(b + k * ldb + W);
-        const float *ak = TransA ? a + k * lda : a + k;
-        const int64_t step = TransA ? 1 : lda;
-        const float a0 = ak[0], a1 = ak[step], a2 = ak[2 * step],
-                    a3 = ak[3 * step];
-        c00 += a0 * b0;
-        c01 += a0 * b1;
-        c10 += a1 * b0;
-        c11 += a1 * b1;
-        c20 += a2 * b0;
-        c21 += a2 * b1;
-        c30 += a3 * b0;
-        c31 += a3 * b1;
-      }
-      float *c = C + m0 * ldc + n0;
-      if (accumulate) {
-        c00 += V::load(c);
-        c01 += V::load(c + W);
-        c10 += V::load(c + ldc);
-        c11 += V::load(c + ldc + W);
-        c20 += V::load(c + 2 * ldc);
-        c21 += V::load(c + 2 * ldc + W);
-        c30 += V::load(c + 3 * ldc);
-        c31 += V::load(c + 3 * ldc + W);
-      }
-      V::store(c, c00);
-      V::store(c + W, c01);
-      V::store(c + ldc, c10);
-      V::store(c + ldc + W, c11);
-      V::store(c + 2 * ldc, c20);
-      V::store(c + 2 * ldc + W, c21);
-      V::store(c + 3 * ldc, c30);
-      V::store(c + 3 * ldc + W, c31);
+    int64_t m0 = 0;
+    for (; m0 + 6 <= M; m0 += 6)
+      gemmBlock<W, 6, TransA>(m0, n0, K, A, lda, B, ldb, C, ldc, accumulate);
+    if (m0 + 4 <= M) {
+      gemmBlock<W, 4, TransA>(m0, n0, K, A, lda, B, ldb, C, ldc, accumulate);
+      m0 += 4;
     }
+    if (m0 < M)
+      gemmBlock<W, 2, TransA>(m0, n0, K, A, lda, B, ldb, C, ldc, accumulate);
   }
 }
 
