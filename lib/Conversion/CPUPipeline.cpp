@@ -37,6 +37,12 @@ std::string mlir::lpc::lpcToBuffersPipeline(bool fp8HardwareCvt,
                                             int64_t parallelColumnsMinWork,
                                             bool gpuLoops) {
   std::string toBuffers = kToBuffers;
+  // Host only: a broadcast producer (a bias's cast) stays its own loop
+  // rather than being recomputed for every row.
+  if (!gpuLoops)
+    toBuffers.replace(toBuffers.find("lpc-fuse-elementwise{multi-use=true}"),
+                      strlen("lpc-fuse-elementwise{multi-use=true}"),
+                      "lpc-fuse-elementwise{multi-use=true broadcast=false}");
   if (gpuLoops)
     toBuffers.replace(toBuffers.find("lpc-fuse-sibling-reductions"),
                       strlen("lpc-fuse-sibling-reductions"),

@@ -2,7 +2,8 @@
 //
 // Elementwise producers fused into their consumer, on tensors, before
 // bufferization: one loop nest instead of several and no intermediate
-// buffer. GEMMs are never fused (they become library calls).
+// buffer. GEMMs are never fused (they become library calls); on the host,
+// neither are producers read through a broadcast (broadcast=false).
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,11 +94,20 @@ struct LpcFuseElementwisePass
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
+    const bool fuseBroadcasts = broadcast;
     linalg::populateElementwiseOpsFusionPatterns(
-        patterns, [](OpOperand *fused) {
+        patterns, [fuseBroadcasts](OpOperand *fused) {
           Operation *producer = fused->get().getDefiningOp();
-          return producer && producer->hasOneUse() && !isGemm(producer) &&
-                 !isGemm(fused->getOwner());
+          if (!producer || !producer->hasOneUse() || isGemm(producer) ||
+              isGemm(fused->getOwner()))
+            return false;
+          // A broadcast read: some of the consumer's loops do not index the
+          // producer's result, so fused it would run once per their
+          // iterations.
+          auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
+          return fuseBroadcasts || !consumer ||
+                 consumer.getMatchingIndexingMap(fused).getNumResults() >=
+                     consumer.getNumLoops();
         });
     if (multiUse)
       patterns.add<FuseKeepingProducerResults>(&getContext());

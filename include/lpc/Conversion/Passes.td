@@ -220,11 +220,22 @@ def LpcFuseElementwise : Pass<"lpc-fuse-elementwise", "::mlir::ModuleOp"> {
     the consumer's, in one pass, so the consumer no longer reads it back.
     (Upstream's fusion would leave the other users on the producer and
     fuse it into each of them again: its work done once per user.)
+
+    With `broadcast=false` (the host's pipeline), a producer that its
+    consumer reads through a broadcast (a bias cast to bf16, read by every
+    row) stays a loop of its own: fused, its work would be done again for
+    every element it is broadcast to (on the host, the cast of a 2048-wide
+    bias 2048 times per step, 15% of the instructions of the GELU loop that
+    reads it); unfused, it costs one pass over the small tensor. The GPU
+    keeps fusing them: recomputing is cheap there, a kernel launch is not.
   }];
   let options = [
     Option<"multiUse", "multi-use", "bool", /*default=*/"false",
            "also fuse a producer that has other users, keeping its result "
            "as an extra result of the fused op">,
+    Option<"broadcast", "broadcast", "bool", /*default=*/"true",
+           "fuse a producer that the consumer reads through a broadcast "
+           "(recomputing it for every element it is broadcast to)">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
