@@ -1064,11 +1064,16 @@ int kernelKind() {
   return 1;
 }
 
+/// Whether E's calls run (and pack the operands of) the dot-product kernel.
+template <class E> bool usesBf16Dot(int kind) {
+  return kind == 3 && std::is_same_v<E, BF16>;
+}
+
 /// The tile functions for element type E: kernel 3 differs from 2 only
 /// where both operands of a product are bf16 inputs.
 template <class E> FwdTileFn fwdTileFn(int kind) {
 #if defined(__x86_64__)
-  if (kind == 3 && std::is_same_v<E, BF16>)
+  if (usesBf16Dot<E>(kind))
     return fwdTileBf16Dot;
   if (kind >= 2)
     return fwdTileAvx2;
@@ -1078,18 +1083,13 @@ template <class E> FwdTileFn fwdTileFn(int kind) {
 }
 template <class E> BwdTileFn bwdTileFn(int kind) {
 #if defined(__x86_64__)
-  if (kind == 3 && std::is_same_v<E, BF16>)
+  if (usesBf16Dot<E>(kind))
     return bwdTileBf16Dot;
   if (kind >= 2)
     return bwdTileAvx2;
 #endif
   (void)kind;
   return bwdTileGeneric;
-}
-
-/// Whether E's calls pack the dot-product kernel's operands.
-template <class E> bool usesBf16Dot(int kind) {
-  return kind == 3 && std::is_same_v<E, BF16>;
 }
 
 //===----------------------------------------------------------------------===//
