@@ -13,6 +13,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -45,10 +46,43 @@ std::string shapeOf(Type t) {
   std::string s;
   llvm::raw_string_ostream os(s);
   if (auto m = dyn_cast<ShapedType>(t)) {
-    llvm::interleave(m.getShape(), os, "x");
+    llvm::interleave(m.getShape(), os, [&](int64_t d) {
+      if (ShapedType::isDynamic(d))
+        os << "?";
+      else
+        os << d;
+    }, "x");
     os << "x" << m.getElementType();
   }
   return s;
+}
+
+/// A GEMM call's operands as "A * B -> C", with "^T" on A or B when the
+/// call's transA / transB flag is set (include/lpc/Runtime/Gemm.h): which
+/// shape and layout a slow GEMM has is the first thing a profile is read for.
+void printGemmOperands(func::CallOp call, llvm::raw_ostream &os) {
+  auto args = call.getOperands();
+  if (args.size() < 5 || !llvm::all_of(args.take_front(3), [](Value v) {
+        return isa<ShapedType>(v.getType());
+      }))
+    return;
+  auto operand = [&](int i, bool flag) {
+    // The entry points take dynamic shapes: the static ones are behind the
+    // casts.
+    Value v = args[i];
+    while (auto cast = v.getDefiningOp<memref::CastOp>())
+      v = cast.getSource();
+    os << shapeOf(v.getType());
+    APInt t;
+    if (flag && matchPattern(args[3 + i], m_ConstantInt(&t)) && !t.isZero())
+      os << "^T";
+  };
+  os << " ";
+  operand(0, true);
+  os << " * ";
+  operand(1, true);
+  os << " -> ";
+  operand(2, false);
 }
 
 std::string labelOf(Operation *op) {
@@ -56,6 +90,8 @@ std::string labelOf(Operation *op) {
   llvm::raw_string_ostream os(s);
   if (auto call = dyn_cast<func::CallOp>(op)) {
     os << "call " << call.getCallee();
+    if (call.getCallee().starts_with("lpc_rt_gemm_"))
+      printGemmOperands(call, os);
   } else if (auto g = dyn_cast<linalg::GenericOp>(op)) {
     unsigned red = g.getNumReductionLoops();
     os << (red ? "reduce" : "map");
