@@ -58,14 +58,17 @@ std::string shapeOf(Type t) {
 }
 
 /// A GEMM call's operands as "A * B -> C", with "^T" on A or B when the
-/// call's transA / transB flag is set (include/lpc/Runtime/Gemm.h): which
-/// shape and layout a slow GEMM has is the first thing a profile is read for.
+/// call's transA / transB flag is set: which shape and layout a slow GEMM
+/// has is the first thing a profile is read for. Every entry point
+/// (include/lpc/Runtime/Gemm.h) takes A, B, C first and transA, transB,
+/// broadcastB last, whatever comes between (scales, a bias).
 void printGemmOperands(func::CallOp call, llvm::raw_ostream &os) {
   auto args = call.getOperands();
-  if (args.size() < 5 || !llvm::all_of(args.take_front(3), [](Value v) {
+  if (args.size() < 6 || !llvm::all_of(args.take_front(3), [](Value v) {
         return isa<ShapedType>(v.getType());
       }))
     return;
+  const size_t flags = args.size() - 3;
   auto operand = [&](int i, bool flag) {
     // The entry points take dynamic shapes: the static ones are behind the
     // casts.
@@ -74,7 +77,8 @@ void printGemmOperands(func::CallOp call, llvm::raw_ostream &os) {
       v = cast.getSource();
     os << shapeOf(v.getType());
     APInt t;
-    if (flag && matchPattern(args[3 + i], m_ConstantInt(&t)) && !t.isZero())
+    if (flag && matchPattern(args[flags + i], m_ConstantInt(&t)) &&
+        !t.isZero())
       os << "^T";
   };
   os << " ";
