@@ -111,9 +111,10 @@ using BwdTileFn = void (*)(const Problem &, const BwdPacked &, int64_t kt,
 /// 1 generic, 2 AVX2+FMA, 3 AVX2+FMA with AVX512-BF16 dot products: the
 /// setting (0: the best) where the CPU has it, else the best below it.
 int kernelKind();
-/// The tile functions of kernel `kind`; `bf16Dot` (kind 3 and bf16 inputs
-/// only) picks the dot-product build, which reads the pairs in the packed
-/// operands instead of the f32 Q, Kt (forward) and Qt, dOt (backward).
+/// The tile functions of kernel `kind`; `bf16Dot` (Attention.cpp's
+/// usesBf16Dot: kernel 3 and bf16 inputs) picks the dot-product build,
+/// which reads the pairs in the packed operands instead of the f32 Q, Kt
+/// (forward) and Qt, dOt (backward).
 FwdTileFn fwdTileFn(int kind, bool bf16Dot);
 BwdTileFn bwdTileFn(int kind, bool bf16Dot);
 

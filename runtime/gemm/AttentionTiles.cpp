@@ -504,7 +504,6 @@ bool haveAvx2() {
 }
 #endif
 
-
 std::atomic<int> kernelSetting{0};
 
 } // namespace
@@ -535,10 +534,10 @@ int kernelKind() {
 }
 
 /// Kernel 3 differs from 2 only where both operands of a product are bf16
-/// inputs.
+/// inputs, which is what `bf16Dot` says.
 FwdTileFn fwdTileFn(int kind, bool bf16Dot) {
 #if defined(__x86_64__)
-  if (kind == 3 && bf16Dot)
+  if (bf16Dot)
     return fwdTileBf16Dot;
   if (kind >= 2)
     return fwdTileAvx2;
@@ -549,7 +548,7 @@ FwdTileFn fwdTileFn(int kind, bool bf16Dot) {
 }
 BwdTileFn bwdTileFn(int kind, bool bf16Dot) {
 #if defined(__x86_64__)
-  if (kind == 3 && bf16Dot)
+  if (bf16Dot)
     return bwdTileBf16Dot;
   if (kind >= 2)
     return bwdTileAvx2;
