@@ -169,9 +169,8 @@ def gemm_peak(dtype):
     return best, what
 
 
-def optimizer_ms(path, policy, steps=6):
-    """Per-step ms of the AdamW updates in lpc's step (one profiled lpc-jit run)."""
-    params = dict(re.findall(r'lpc\.param "([^"]+)".*: tensor<([0-9x]+)xf32>', open(path).read()))
+def step_profile(path, policy, steps=6):
+    """Every op's per-step ms in lpc's step: (ms, label) pairs from one profiled lpc-jit run."""
     cmd = [os.path.join(ROOT, "build/bin/lpc-jit"), path, f"--steps={steps}", "--check=false",
            "--autodiff=optimizer=adamw lr=1e-3", "--profile=100000"]
     if policy != "no":
@@ -179,18 +178,57 @@ def optimizer_ms(path, policy, steps=6):
     p = subprocess.run(cmd, capture_output=True, text=True, env=LPC_ENV)
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{p.stdout}\n{p.stderr}")
-    total, found = 0.0, set()
+    ops, kinds, in_kinds = [], {}, False
     for line in p.stdout.splitlines():
+        if line.startswith("profile by kind"):
+            in_kinds = True
         m = PROFILE_RE.match(line)
-        if not m:
-            continue
+        if m and in_kinds:
+            kinds[m.group(2)] = float(m.group(1))
+        elif m:
+            ops.append((float(m.group(1)), m.group(2)))
+    return ops, kinds
+
+
+def optimizer_ms(path, ops):
+    """Per-step ms of the AdamW updates in lpc's step (the profile's element-wise ops at each
+    parameter, with its shape in f32)."""
+    params = dict(re.findall(r'lpc\.param "([^"]+)".*: tensor<([0-9x]+)xf32>', open(path).read()))
+    total, found = 0.0, set()
+    for ms, what in ops:
         for name, shape in params.items():
-            if m.group(2) == f"map {shape}xf32 @ {name}":
-                total += float(m.group(1))
+            if what == f"map {shape}xf32 @ {name}":
+                total += ms
                 found.add(name)
     if found != set(params):
         raise RuntimeError(f"no AdamW update found in the profile for {sorted(set(params) - found)}")
     return total
+
+
+GEMM_LABEL_RE = re.compile(r"^call (lpc_rt_gemm\w*) (.* -> \S+) @ ")
+
+
+def per_shape_gemm_ms(ops, rounds=3):
+    """The step's GEMMs, each at the best rate lpc-gemm-bench measures for its own shape and
+    entry point (--gemm with the profile's labels): (ms, GFLOP, number of GEMMs)."""
+    labels = []
+    for _, what in ops:
+        m = GEMM_LABEL_RE.match(what)
+        if m:
+            labels.append(f"call {m.group(1)} {m.group(2)}")
+        elif what.startswith("call lpc_rt_gemm"):
+            raise RuntimeError(f"cannot read the GEMM label '{what}'")
+    cmd = [os.path.join(ROOT, "build/bin/lpc-gemm-bench"), "--rounds", str(rounds)]
+    for label in labels:
+        cmd += ["--gemm", label]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=LPC_ENV)
+    if p.returncode != 0:
+        raise RuntimeError(f"lpc-gemm-bench --gemm failed:\n{p.stdout}\n{p.stderr}")
+    m = re.search(r"^total: (\d+) GEMMs .*?, ([0-9.]+) GFLOP: ([0-9.]+) ms at each shape's best rate",
+                  p.stdout, re.M)
+    if not m or int(m.group(1)) != len(labels):
+        raise RuntimeError(f"unexpected lpc-gemm-bench output:\n{p.stdout}")
+    return float(m.group(3)), float(m.group(2)), len(labels)
 
 
 # ----------------------------------------------------------------------------- PyTorch side
@@ -459,15 +497,28 @@ def main():
     if args.floor and ("gpt", "bf16") in lpc_t:
         peak, where = gemm_peak("bf16")
         fl, _ = gemm_flops("gpt")
-        opt = optimizer_ms(paths["gpt"], "bf16")
+        ops, kinds = step_profile(paths["gpt"], "bf16")
+        opt = optimizer_ms(paths["gpt"], ops)
+        shape_ms, shape_gflop, n_gemms = per_shape_gemm_ms(ops)
         gemm_ms = fl / peak / 1e6
         step = statistics.median(lpc_t[("gpt", "bf16")]) * 1e3
         floor = dict(peak_gflops=peak, peak_shape=where, gemm_ms=gemm_ms, optimizer_ms=opt,
-                     floor_ms=gemm_ms + opt, step_ms=step)
+                     floor_ms=gemm_ms + opt, step_ms=step, per_shape_gemm_ms=shape_ms,
+                     per_shape_floor_ms=shape_ms + opt,
+                     profiled_gemm_ms=next((v for k, v in kinds.items() if k.startswith("GEMM")), None))
         print(f"gpt bf16 floor: {fl / 1e9:.3f} GFLOP of GEMMs at {peak:.0f} GFLOP/s (oneDNN's best "
               f"bf16 rate here, {where}) = {gemm_ms:.1f} ms, + AdamW updates {opt:.1f} ms "
               f"(lpc-jit --profile) = {gemm_ms + opt:.1f} ms; lpc's step {step:.1f} ms = "
               f"{step / (gemm_ms + opt):.2f} x the floor (goal: at most 1.10)")
+        # What the library gives this step shape by shape: the same GEMMs (the profile's
+        # labels), each at oneDNN's best rate for its own shape, layout and entry point.
+        print(f"gpt bf16 per-shape floor: the step's {n_gemms} GEMMs ({shape_gflop:.3f} GFLOP), each "
+              f"at oneDNN's best rate for its own shape (lpc-gemm-bench --gemm) = {shape_ms:.1f} ms "
+              f"({shape_gflop / shape_ms * 1e3:.0f} GFLOP/s on average), + AdamW {opt:.1f} ms = "
+              f"{shape_ms + opt:.1f} ms = {(shape_ms + opt) / (gemm_ms + opt):.2f} x the floor; "
+              f"lpc's step = {step / (shape_ms + opt):.2f} x this"
+              + (f"; its GEMMs in the profiled step: {floor['profiled_gemm_ms']:.1f} ms"
+                 if floor["profiled_gemm_ms"] is not None else ""))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(facts=facts, rows=rows, floor=floor,

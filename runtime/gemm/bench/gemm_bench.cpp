@@ -419,6 +419,188 @@ std::vector<std::string> split(const std::string &s, char sep) {
   return r;
 }
 
+
+//===----------------------------------------------------------------------===//
+// --gemm LABEL: the GEMMs of a profile. lpc-jit --profile and lpc-run
+// --profile-ops label each GEMM call with its operands, e.g.
+//   call lpc_rt_gemm_bf16 1x2048x512xbf16^T * 1x2048x2048xbf16 -> 1x512x2048xf32 @ backward
+// (^T: the call's transA/transB flag transposes that operand). Given such
+// labels (the whole line's label, or just the part from A to C), the bench
+// times each one's own entry point on its own shape, and sums the step's GEMMs
+// at the rates measured: what the library gives a step, shape by shape.
+//===----------------------------------------------------------------------===//
+
+enum class Entry { F32, BF16, BF16ToBF16, F16 };
+
+struct LabelledGemm {
+  std::string label; // normalised: "A * B -> C"
+  Shape shape;
+  Entry entry;
+  int count = 0;
+};
+
+struct LabelOperand {
+  int64_t dims[3];
+  std::string type;
+  bool trans = false;
+};
+
+/// Parses "BxRxCxTYPE" with an optional "^T"; on error returns the reason.
+std::string parseLabelOperand(std::string text, LabelOperand &op) {
+  if (text.size() > 2 && text.compare(text.size() - 2, 2, "^T") == 0) {
+    op.trans = true;
+    text.resize(text.size() - 2);
+  }
+  std::vector<std::string> parts = split(text, 'x');
+  if (parts.size() != 4)
+    return "'" + text + "' is not BATCHxROWSxCOLSxTYPE";
+  for (int d = 0; d < 3; ++d) {
+    const std::string &v = parts[d];
+    if (v == "?")
+      return "'" + text + "' has a dynamic size; give the sizes it runs with";
+    if (v.empty() || v.size() > 12 ||
+        v.find_first_not_of("0123456789") != std::string::npos)
+      return "'" + text + "': '" + v + "' is not a size";
+    op.dims[d] = std::stoll(v);
+    if (op.dims[d] <= 0)
+      return "'" + text + "': a size is 0";
+  }
+  op.type = parts[3];
+  return "";
+}
+
+/// Reads one profile label into g; on error returns the reason.
+std::string parseGemmLabel(std::string text, LabelledGemm &g) {
+  if (size_t at = text.find(" @ "); at != std::string::npos)
+    text.resize(at);
+  std::string callee;
+  if (text.rfind("call ", 0) == 0) {
+    size_t sp = text.find(' ', 5);
+    callee = text.substr(5, sp == std::string::npos ? sp : sp - 5);
+    text = sp == std::string::npos ? "" : text.substr(sp + 1);
+    if (callee.find("bias") != std::string::npos ||
+        callee.find("scaled") != std::string::npos ||
+        callee.find("f8") != std::string::npos)
+      return "'" + callee + "' is not a plain GEMM entry point (the bench "
+             "times lpc_rt_gemm_f32, _bf16, _bf16_bf16 and _f16)";
+  }
+  while (!text.empty() && text.back() == ' ')
+    text.pop_back();
+  size_t star = text.find(" * "), arrow = text.find(" -> ");
+  if (star == std::string::npos || arrow == std::string::npos || arrow < star)
+    return "expected 'A * B -> C', as lpc's profiles label a GEMM call";
+  LabelOperand a, b, c;
+  for (auto [part, op] :
+       {std::pair{text.substr(0, star), &a},
+        std::pair{text.substr(star + 3, arrow - star - 3), &b},
+        std::pair{text.substr(arrow + 4), &c}})
+    if (std::string err = parseLabelOperand(part, *op); !err.empty())
+      return err;
+  if (c.trans)
+    return "C cannot be transposed";
+  if (a.type != b.type)
+    return "A is " + a.type + " but B is " + b.type;
+  if (a.type == "f32" && c.type == "f32")
+    g.entry = Entry::F32;
+  else if (a.type == "bf16" && c.type == "f32")
+    g.entry = Entry::BF16;
+  else if (a.type == "bf16" && c.type == "bf16")
+    g.entry = Entry::BF16ToBF16;
+  else if (a.type == "f16" && c.type == "f32")
+    g.entry = Entry::F16;
+  else
+    return "no entry point takes " + a.type + " operands to a " + c.type +
+           " C";
+  Shape &s = g.shape;
+  s.model = "gemm";
+  s.name = "";
+  s.batch = c.dims[0];
+  s.tA = a.trans, s.tB = b.trans;
+  s.M = a.trans ? a.dims[2] : a.dims[1];
+  s.K = a.trans ? a.dims[1] : a.dims[2];
+  const int64_t bk = b.trans ? b.dims[2] : b.dims[1];
+  s.N = b.trans ? b.dims[1] : b.dims[2];
+  s.bc = b.dims[0] == 1 && s.batch != 1;
+  if (a.dims[0] != s.batch || (b.dims[0] != s.batch && !s.bc))
+    return "the batch sizes of A, B and C differ";
+  if (bk != s.K)
+    return "A's K (" + std::to_string(s.K) + ") is not B's (" +
+           std::to_string(bk) + ")";
+  if (c.dims[1] != s.M || c.dims[2] != s.N)
+    return "C is not " + std::to_string(s.M) + "x" + std::to_string(s.N);
+  g.label = text;
+  return "";
+}
+
+/// Times each distinct label's entry point, `rounds` times (in a rotating
+/// order), and prints the rates and the step's GEMM total at them.
+int runLabelled(std::vector<LabelledGemm> &gemms, int rounds,
+                double minSeconds) {
+  std::vector<Operands> ops(gemms.size());
+  std::vector<std::vector<uint16_t>> c16(gemms.size());
+  std::vector<MemRef<uint16_t, 3>> C16(gemms.size());
+  for (size_t i = 0; i < gemms.size(); ++i) {
+    const Shape &s = gemms[i].shape;
+    makeOperands(s, ops[i]);
+    c16[i].assign(s.batch * s.M * s.N, 0);
+    C16[i] = desc(c16[i], s.batch, s.M, s.N);
+  }
+  auto run = [&](size_t i) {
+    const Shape &s = gemms[i].shape;
+    Operands &o = ops[i];
+    switch (gemms[i].entry) {
+    case Entry::F32:
+      _mlir_ciface_lpc_rt_gemm_f32(&o.A, &o.B, &o.C, s.tA, s.tB, s.bc);
+      break;
+    case Entry::BF16:
+      _mlir_ciface_lpc_rt_gemm_bf16(&o.A16, &o.B16, &o.C, s.tA, s.tB, s.bc);
+      break;
+    case Entry::BF16ToBF16:
+      _mlir_ciface_lpc_rt_gemm_bf16_bf16(&o.A16, &o.B16, &C16[i], s.tA, s.tB,
+                                         s.bc);
+      break;
+    case Entry::F16:
+      _mlir_ciface_lpc_rt_gemm_f16(&o.AH, &o.BH, &o.C, s.tA, s.tB, s.bc);
+      break;
+    }
+  };
+  std::vector<std::vector<double>> rates(gemms.size());
+  for (int r = 0; r < rounds; ++r) {
+    std::printf("round %d/%d...\n", r + 1, rounds);
+    std::fflush(stdout);
+    for (size_t j = 0; j < gemms.size(); ++j) {
+      const size_t i = (j + r) % gemms.size();
+      rates[i].push_back(measure(gemms[i].shape, minSeconds, [&] { run(i); }));
+    }
+  }
+  std::printf("\nGFLOP/s (median and best of the rounds); ms: count x the "
+              "time at the best rate\n%5s %5s %5s %5s %5s %-2s %9s %9s %9s  "
+              "%s\n",
+              "count", "batch", "M", "N", "K", "op", "median", "best", "ms",
+              "GEMM");
+  double msBest = 0, msMedian = 0, gflop = 0;
+  int total = 0;
+  for (size_t i = 0; i < gemms.size(); ++i) {
+    const Shape &s = gemms[i].shape;
+    const int n = gemms[i].count;
+    const double best = *std::max_element(rates[i].begin(), rates[i].end());
+    const double med = median(rates[i]);
+    char op[3] = {s.tA ? 'T' : 'N', s.tB ? 'T' : 'N', 0};
+    std::printf("%5d %5lld %5lld %5lld %5lld %-2s %9.1f %9.1f %9.3f  %s\n", n,
+                (long long)s.batch, (long long)s.M, (long long)s.N,
+                (long long)s.K, op, med, best, n * s.gflop() / best * 1e3,
+                gemms[i].label.c_str());
+    msBest += n * s.gflop() / best * 1e3;
+    msMedian += n * s.gflop() / med * 1e3;
+    gflop += n * s.gflop();
+    total += n;
+  }
+  std::printf("total: %d GEMMs (%zu shapes), %.4f GFLOP: %.3f ms at each "
+              "shape's best rate (%.1f GFLOP/s), %.3f ms at its median\n",
+              total, gemms.size(), gflop, msBest, gflop / msBest * 1e3,
+              msMedian);
+  return 0;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -429,6 +611,7 @@ int main(int argc, char **argv) {
   std::string childSpec =
       "dnnl:passive,oblas:-,oblas:Haswell,oblas:SkylakeX,oblas:Zen";
   std::string childKind, childLabel;
+  std::vector<LabelledGemm> labelled;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -448,7 +631,22 @@ int main(int argc, char **argv) {
       runNaive = false;
     else if (a == "--children")
       childSpec = next();
-    else if (a == "--child") {
+    else if (a == "--gemm") {
+      LabelledGemm g;
+      std::string text = next();
+      if (std::string err = parseGemmLabel(text, g); !err.empty()) {
+        std::fprintf(stderr, "lpc-gemm-bench: --gemm '%s': %s\n",
+                     text.c_str(), err.c_str());
+        return 2;
+      }
+      auto same = std::find_if(labelled.begin(), labelled.end(),
+                               [&](const LabelledGemm &h) {
+                                 return h.label == g.label;
+                               });
+      if (same == labelled.end())
+        same = labelled.insert(labelled.end(), g);
+      ++same->count;
+    } else if (a == "--child") {
       childKind = next();
       childLabel = next();
     } else {
@@ -456,10 +654,20 @@ int main(int argc, char **argv) {
                    "usage: lpc-gemm-bench [--rounds N] [--min-ms MS] "
                    "[--filter SUBSTR] [--no-naive] [--children "
                    "dnnl:passive,oblas:-,oblas:Haswell,oblas:SkylakeX,"
-                   "oblas:Zen]\n");
+                   "oblas:Zen]\n"
+                   "       lpc-gemm-bench [--rounds N] [--min-ms MS] "
+                   "--gemm 'A * B -> C' [--gemm ...]   (labels from "
+                   "lpc-jit --profile)\n");
       return 2;
     }
   }
+  if (rounds < 1 || !(minSeconds >= 0)) {
+    std::fprintf(stderr, "lpc-gemm-bench: --rounds must be at least 1 and "
+                         "--min-ms not negative\n");
+    return 2;
+  }
+  if (!labelled.empty())
+    return runLabelled(labelled, rounds, minSeconds);
   if (childKind == "oblas")
     return openblasChild(childLabel, minSeconds, filter);
   if (childKind == "dnnl")
