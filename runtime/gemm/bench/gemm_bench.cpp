@@ -532,6 +532,22 @@ std::string parseGemmLabel(std::string text, LabelledGemm &g) {
   return "";
 }
 
+/// The library, ISA and thread settings the figures were taken with.
+void printHeader() {
+  const dnnl_version_t *v = dnnl_version();
+  const char *envCore = std::getenv("OPENBLAS_CORETYPE");
+  const char *envOmp = std::getenv("OMP_NUM_THREADS");
+  const char *envWait = std::getenv("OMP_WAIT_POLICY");
+  std::printf("lpc-gemm-bench: oneDNN %d.%d.%d (cpu runtime %s), ISA %s; "
+              "OMP_NUM_THREADS=%s, OMP_WAIT_POLICY=%s, OPENBLAS_CORETYPE=%s, "
+              "%ld CPUs online, LpcGemm threads %d\n",
+              v->major, v->minor, v->patch,
+              v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other",
+              isaName(dnnl_get_effective_cpu_isa()), envOmp ? envOmp : "(unset)",
+              envWait ? envWait : "(unset)", envCore ? envCore : "(unset)",
+              sysconf(_SC_NPROCESSORS_ONLN), lpc::rt::gemmThreads());
+}
+
 /// Times each distinct label's entry point, `rounds` times (in a rotating
 /// order), and prints the rates and the step's GEMM total at them.
 int runLabelled(std::vector<LabelledGemm> &gemms, int rounds,
@@ -666,8 +682,10 @@ int main(int argc, char **argv) {
                          "--min-ms not negative\n");
     return 2;
   }
-  if (!labelled.empty())
+  if (!labelled.empty()) {
+    printHeader();
     return runLabelled(labelled, rounds, minSeconds);
+  }
   if (childKind == "oblas")
     return openblasChild(childLabel, minSeconds, filter);
   if (childKind == "dnnl")
@@ -730,18 +748,7 @@ int main(int argc, char **argv) {
     return -1;
   };
 
-  const dnnl_version_t *v = dnnl_version();
-  const char *envCore = std::getenv("OPENBLAS_CORETYPE");
-  const char *envOmp = std::getenv("OMP_NUM_THREADS");
-  const char *envWait = std::getenv("OMP_WAIT_POLICY");
-  std::printf("lpc-gemm-bench: oneDNN %d.%d.%d (cpu runtime %s), ISA %s; "
-              "OMP_NUM_THREADS=%s, OMP_WAIT_POLICY=%s, OPENBLAS_CORETYPE=%s, "
-              "%ld CPUs online, LpcGemm threads %d\n",
-              v->major, v->minor, v->patch,
-              v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other",
-              isaName(dnnl_get_effective_cpu_isa()), envOmp ? envOmp : "(unset)",
-              envWait ? envWait : "(unset)", envCore ? envCore : "(unset)",
-              sysconf(_SC_NPROCESSORS_ONLN), lpc::rt::gemmThreads());
+  printHeader();
   std::printf("%d rounds, >= %.0f ms per measurement\n", rounds,
               minSeconds * 1e3);
   std::fflush(stdout);
