@@ -2,7 +2,9 @@
 //
 // The definition the fused kernels (runtime/gemm/Attention.cpp, cuDNN) are
 // checked against: every score, probability and sum in double, the results
-// rounded to their types once by `define`.
+// rounded to their types once by `define`. (Compiled bf16 attention also
+// rounds p and ds to bf16 inside; EvalOptions::attentionTermMagnitudes gives
+// the sums of |terms| that bound what that moves.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,6 +77,7 @@ LogicalResult Evaluator::eval(AttentionOp op) {
   outShape.back() = a.dv;
   Tensor out = zeros(outShape);
   Tensor lse = zeros(ArrayRef<int64_t>(q.shape).drop_back());
+  const bool mags = opts.attentionTermMagnitudes;
   std::vector<double> s(a.skv);
   for (int64_t b = 0; b < a.n; ++b)
     for (int64_t i = 0; i < a.sq; ++i) {
@@ -88,7 +91,7 @@ LogicalResult Evaluator::eval(AttentionOp op) {
         double p = std::exp(s[j] - l);
         const double *vj = v.data.data() + (b * a.skv + j) * a.dv;
         for (int64_t c = 0; c < a.dv; ++c)
-          oi[c] += p * vj[c];
+          oi[c] += p * (mags ? std::fabs(vj[c]) : vj[c]);
       }
     }
   if (failed(define(op.getResult(), std::move(out))))
@@ -104,6 +107,7 @@ LogicalResult Evaluator::eval(AttentionGradOp op) {
   AttentionDims a = dimsOf(q, v);
   double scale = op.getScaleValue();
   Tensor dq = zeros(q.shape), dk = zeros(k.shape), dv = zeros(v.shape);
+  const bool mags = opts.attentionTermMagnitudes;
   std::vector<double> s(a.skv);
   for (int64_t b = 0; b < a.n; ++b)
     for (int64_t i = 0; i < a.sq; ++i) {
@@ -129,12 +133,12 @@ LogicalResult Evaluator::eval(AttentionGradOp op) {
         double dp = 0.0;
         for (int64_t c = 0; c < a.dv; ++c) {
           dp += gi[c] * vj[c];
-          dvj[c] += p * gi[c];
+          dvj[c] += p * (mags ? std::fabs(gi[c]) : gi[c]);
         }
         double ds = p * (dp - di) * scale;
         for (int64_t c = 0; c < a.d; ++c) {
-          dqi[c] += ds * kj[c];
-          dkj[c] += ds * qi[c];
+          dqi[c] += mags ? std::fabs(ds * kj[c]) : ds * kj[c];
+          dkj[c] += mags ? std::fabs(ds * qi[c]) : ds * qi[c];
         }
       }
     }

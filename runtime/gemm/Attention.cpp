@@ -318,6 +318,17 @@ void packPairs(const float *rows, int64_t n, int64_t ld, uint32_t *out,
           bf16Pair(rows + r * ld + 2 * kp);
 }
 
+/// The bf16 pairs of rows 2t and 2t + 1 of `rows` ([n][ld] f32 of bf16
+/// values, n even) for t < n/2: out[t * ld + c], a product's right operand
+/// whose inner dimension is the rows (P V, P^T dO, dS^T Q, dS K).
+void packRowPairs(const float *rows, int64_t n, int64_t ld, uint32_t *out) {
+  for (int64_t t = 0; t < n / 2; ++t)
+    for (int64_t c = 0; c < ld; ++c) {
+      const float pair[2] = {rows[2 * t * ld + c], rows[(2 * t + 1) * ld + c]};
+      out[t * ld + c] = bf16Pair(pair);
+    }
+}
+
 /// Whether E's calls run (and pack the operands of) the dot-product kernel.
 template <class E> bool usesBf16Dot(int kind) {
   return kind == 3 && std::is_same_v<E, BF16>;
@@ -332,19 +343,21 @@ template <class E> struct FwdJob {
   const Problem &p;
   View4<T> q, k, v, o;
   View3F lse;
-  // Packed, every (batch, head) one after the other; Q and Kt are null
-  // with the dot-product kernel (its Qp and Kp replace them).
+  // Packed, every (batch, head) one after the other; Q, Kt and V are null
+  // with the dot-product kernel (its Qp, Kp and Vk replace them).
   float *Q, *Kt, *V;
   FwdTileFn tile;
-  uint32_t *Qp = nullptr, *Kp = nullptr; // pairs (kernel 3), else null
+  // Pairs (kernel 3), else null.
+  uint32_t *Qp = nullptr, *Kp = nullptr, *Vk = nullptr;
 
   FwdPacked packed(int64_t bh) const {
     FwdPacked in{Q ? Q + bh * p.SqP * p.Dp : nullptr,
                  Kt ? Kt + bh * p.nKT * p.D * kBc : nullptr,
-                 V + bh * p.SkvP * p.Dvp};
+                 V ? V + bh * p.SkvP * p.Dvp : nullptr};
     if (Qp) {
       in.Qp = Qp + bh * p.SqP * (p.Dp / 2);
       in.Kp = Kp + bh * p.nKT * (p.Dp / 2) * kBc;
+      in.Vk = Vk + bh * (p.SkvP / 2) * p.Dvp;
     }
     return in;
   }
@@ -355,7 +368,8 @@ template <class E> void fwdPack(void *ctx, int64_t begin, int64_t end) {
   const FwdJob<E> &job = *static_cast<const FwdJob<E> *>(ctx);
   const Problem &p = job.p;
   const int64_t per = p.nQT + p.nKT;
-  Floats rows(std::max(kBr, kBc) * p.Dp); // a tile's f32 rows, transient
+  // A tile's f32 rows, transient.
+  Floats rows(std::max(kBr, kBc) * std::max(p.Dp, p.Dvp));
   for (int64_t t = begin; t < end; ++t) {
     const int64_t bh = t / per, tile = t % per;
     if (tile < p.nQT) {
@@ -377,8 +391,15 @@ template <class E> void fwdPack(void *ctx, int64_t begin, int64_t end) {
       if (job.Kp)
         packPairs(rows.get(), kBc, p.Dp,
                   job.Kp + (bh * p.nKT + kt) * (p.Dp / 2) * kBc, true);
-      packRows<E>(job.v, bh, p.H, j0, nk, p.Dv, kBc,
-                  job.V + (bh * p.SkvP + j0) * p.Dvp, p.Dvp, nullptr);
+      if (job.Vk) {
+        packRows<E>(job.v, bh, p.H, j0, nk, p.Dv, kBc, rows.get(), p.Dvp,
+                    nullptr);
+        packRowPairs(rows.get(), kBc, p.Dvp,
+                     job.Vk + (bh * p.SkvP + j0) / 2 * p.Dvp);
+      } else {
+        packRows<E>(job.v, bh, p.H, j0, nk, p.Dv, kBc,
+                    job.V + (bh * p.SkvP + j0) * p.Dvp, p.Dvp, nullptr);
+      }
     }
   }
 }
@@ -387,7 +408,8 @@ template <class E> void fwdPack(void *ctx, int64_t begin, int64_t end) {
 template <class E> void fwdCompute(void *ctx, int64_t begin, int64_t end) {
   const FwdJob<E> &job = *static_cast<const FwdJob<E> *>(ctx);
   const Problem &p = job.p;
-  Floats S(kBr * kBc), O(kBr * p.Dvp), rowStats(3 * kBr);
+  // S: f32 scores, then the dot-product kernel's bf16 P (half as large).
+  Floats S(kBr * kBc * 3 / 2), O(kBr * p.Dvp), rowStats(3 * kBr);
   float *m = rowStats.get(), *l = m + kBr, *lse = l + kBr;
   for (int64_t t = begin; t < end; ++t) {
     const int64_t bh = t / p.nQT, qt = t % p.nQT;
@@ -420,6 +442,7 @@ void attentionFwd(const char *entry, bool hasMask, MemRef<typename E::T, 4> *q,
             v->sizes[3], causal != 0, scale);
   if (p.BH() == 0 || p.Sq == 0)
     return;
+  p.bf16P = std::is_same_v<E, BF16>;
   if (mask) {
     p.mask = mask->aligned + mask->offset;
     p.ms0 = mask->strides[0];
@@ -428,22 +451,24 @@ void attentionFwd(const char *entry, bool hasMask, MemRef<typename E::T, 4> *q,
   const int kind = kernelKind();
   const bool dot = usesBf16Dot<E>(kind);
   // With the dot-product kernel, the pairs (half a float per element)
-  // replace the f32 Q and Kt.
+  // replace the f32 Q, Kt and V.
   const int64_t nQ = dot ? 0 : p.BH() * p.SqP * p.Dp,
                 nKt = dot ? 0 : p.BH() * p.nKT * p.D * kBc,
-                nV = p.BH() * p.SkvP * p.Dvp;
+                nV = dot ? 0 : p.BH() * p.SkvP * p.Dvp;
   const int64_t nQp = dot ? p.BH() * p.SqP * p.Dp / 2 : 0,
-                nKp = dot ? p.BH() * p.SkvP * p.Dp / 2 : 0;
-  arena.reserve(Arena::size({nQ, nKt, nV, nQp, nKp}));
+                nKp = dot ? p.BH() * p.SkvP * p.Dp / 2 : 0,
+                nVk = dot ? p.BH() * p.SkvP * p.Dvp / 2 : 0;
+  arena.reserve(Arena::size({nQ, nKt, nV, nQp, nKp, nVk}));
   float *Q = dot ? nullptr : arena.take(nQ);
   float *Kt = dot ? nullptr : arena.take(nKt);
-  float *V = arena.take(nV);
+  float *V = dot ? nullptr : arena.take(nV);
   FwdJob<E> job{p,      View4<typename E::T>(q), View4<typename E::T>(k),
                 View4<typename E::T>(v), View4<typename E::T>(o),
                 View3F(lse), Q, Kt, V, fwdTileFn(kind, dot)};
   if (dot) {
     job.Qp = reinterpret_cast<uint32_t *>(arena.take(nQp));
     job.Kp = reinterpret_cast<uint32_t *>(arena.take(nKp));
+    job.Vk = reinterpret_cast<uint32_t *>(arena.take(nVk));
   }
   lpc_rt_parallel_for(fwdPack<E>, &job, 0, p.BH() * (p.nQT + p.nKT), 1);
   lpc_rt_parallel_for(fwdCompute<E>, &job, 0, p.BH() * p.nQT, 1);
@@ -464,6 +489,7 @@ template <class E> struct BwdJob {
   BwdTileFn tile;
   // Pairs (kernel 3), else null.
   uint32_t *Kp = nullptr, *Vp = nullptr, *Qp = nullptr, *dOp = nullptr;
+  uint32_t *Qk = nullptr, *dOk = nullptr, *Kk = nullptr;
 
   BwdPacked packed(int64_t bh) const {
     BwdPacked in{Q + bh * p.SqP * p.Dp,
@@ -479,6 +505,9 @@ template <class E> struct BwdJob {
       in.Vp = Vp + bh * p.SkvP * (p.Dvp / 2);
       in.Qp = Qp + bh * p.SqP * (p.Dp / 2);
       in.dOp = dOp + bh * p.SqP * (p.Dvp / 2);
+      in.Qk = Qk + bh * (p.SqP / 2) * p.Dp;
+      in.dOk = dOk + bh * (p.SqP / 2) * p.Dvp;
+      in.Kk = Kk + bh * (p.SkvP / 2) * p.Dp;
     }
     return in;
   }
@@ -507,6 +536,8 @@ template <class E> void bwdPack(void *ctx, int64_t begin, int64_t end) {
         packPairs(Q, kBr, p.Dp, job.Qp + (bh * p.SqP + i0) * (p.Dp / 2), true);
         packPairs(dO, kBr, p.Dvp,
                   job.dOp + (bh * p.SqP + i0) * (p.Dvp / 2), true);
+        packRowPairs(Q, kBr, p.Dp, job.Qk + (bh * p.SqP + i0) / 2 * p.Dp);
+        packRowPairs(dO, kBr, p.Dvp, job.dOk + (bh * p.SqP + i0) / 2 * p.Dvp);
       }
       float *lse = job.Lse + bh * p.SqP + i0, *di = job.Di + bh * p.SqP + i0;
       for (int64_t r = 0; r < kBr; ++r) {
@@ -536,6 +567,7 @@ template <class E> void bwdPack(void *ctx, int64_t begin, int64_t end) {
                   false);
         packPairs(V, kBc, p.Dvp, job.Vp + (bh * p.SkvP + j0) * (p.Dvp / 2),
                   false);
+        packRowPairs(K, kBc, p.Dp, job.Kk + (bh * p.SkvP + j0) / 2 * p.Dp);
       }
     }
   }
@@ -547,9 +579,19 @@ template <class E> void bwdPack(void *ctx, int64_t begin, int64_t end) {
 template <class E> void bwdCompute(void *ctx, int64_t begin, int64_t end) {
   const BwdJob<E> &job = *static_cast<const BwdJob<E> *>(ctx);
   const Problem &p = job.p;
-  Floats tiles(3 * kBc * kBr), dK(kBc * p.Dp), dV(kBc * p.Dvp);
-  const BwdScratch w{tiles.get(), tiles.get() + kBc * kBr,
-                     tiles.get() + 2 * kBc * kBr, dK.get(), dV.get()};
+  // PT, dST, mT in f32, then PTb, dSTb, dSb (the dot-product kernel's bf16
+  // pairs, half as large).
+  Floats tiles(3 * kBc * kBr + 3 * kBc * kBr / 2), dK(kBc * p.Dp),
+      dV(kBc * p.Dvp);
+  uint32_t *pairs = reinterpret_cast<uint32_t *>(tiles.get() + 3 * kBc * kBr);
+  const BwdScratch w{tiles.get(),
+                     tiles.get() + kBc * kBr,
+                     tiles.get() + 2 * kBc * kBr,
+                     dK.get(),
+                     dV.get(),
+                     pairs,
+                     pairs + kBc * kBr / 2,
+                     pairs + kBc * kBr};
   for (int64_t t = begin; t < end; ++t) {
     const int64_t bh = t / job.groups, g = t % job.groups;
     float *dQ = job.dQ + t * p.SqP * p.Dp;
@@ -618,6 +660,7 @@ void attentionBwd(const char *entry, bool hasMask, MemRef<typename E::T, 4> *q,
             v->sizes[3], causal != 0, scale);
   if (p.BH() == 0)
     return;
+  p.bf16P = std::is_same_v<E, BF16>;
   if (mask) {
     p.mask = mask->aligned + mask->offset;
     p.ms0 = mask->strides[0];
@@ -642,10 +685,11 @@ void attentionBwd(const char *entry, bool hasMask, MemRef<typename E::T, 4> *q,
                 ndO = p.BH() * p.SqP * p.Dvp,
                 ndOt = dot ? 0 : p.BH() * p.nQT * p.Dv * kBr,
                 nRow = p.BH() * p.SqP, ndQ = p.BH() * groups * p.SqP * p.Dp;
+  // Each packed twice in pairs: along its columns and along its rows.
   const int64_t nKp = dot ? nK / 2 : 0, nVp = dot ? nV / 2 : 0,
                 nQp = dot ? nQ / 2 : 0, ndOp = dot ? ndO / 2 : 0;
-  arena.reserve(Arena::size(
-      {nQ, nQt, nK, nV, ndO, ndOt, nRow, nRow, ndQ, nKp, nVp, nQp, ndOp}));
+  arena.reserve(Arena::size({nQ, nQt, nK, nV, ndO, ndOt, nRow, nRow, ndQ, nKp,
+                             nVp, nQp, ndOp, nQp, ndOp, nKp}));
   BwdJob<E> job{p,
                 View4<T>(q),
                 View4<T>(k),
@@ -672,6 +716,9 @@ void attentionBwd(const char *entry, bool hasMask, MemRef<typename E::T, 4> *q,
     job.Vp = reinterpret_cast<uint32_t *>(arena.take(nVp));
     job.Qp = reinterpret_cast<uint32_t *>(arena.take(nQp));
     job.dOp = reinterpret_cast<uint32_t *>(arena.take(ndOp));
+    job.Qk = reinterpret_cast<uint32_t *>(arena.take(nQp));
+    job.dOk = reinterpret_cast<uint32_t *>(arena.take(ndOp));
+    job.Kk = reinterpret_cast<uint32_t *>(arena.take(nKp));
   }
   lpc_rt_parallel_for(bwdPack<E>, &job, 0, p.BH() * (p.nQT + p.nKT), 1);
   lpc_rt_parallel_for(bwdCompute<E>, &job, 0, p.BH() * groups, 1);

@@ -48,6 +48,9 @@ struct Problem {
   float scale;
   const float *mask; // aligned + offset, or null
   int64_t ms0, ms1;  // its strides
+  // bf16 entry points: P and dS rounded to bf16 (to nearest even) before
+  // their products, as FlashAttention-2, cuDNN and lpc's unfused bf16 path do.
+  bool bf16P = false;
 
   Problem(int64_t B, int64_t H, int64_t Sq, int64_t Skv, int64_t D,
           int64_t Dv, bool causal, double scale)
@@ -65,8 +68,10 @@ struct FwdPacked {
   const float *Kt; // [nKT][D][kBc]: each key tile transposed
   const float *V;  // [SkvP][Dvp]
   // The bf16 dot-product kernel's operands (else null): Q as rows of pairs
-  // [SqP][Dp/2], each key tile's pairs as columns [nKT][Dp/2][kBc].
-  const uint32_t *Qp = nullptr, *Kp = nullptr;
+  // [SqP][Dp/2], each key tile's pairs as columns [nKT][Dp/2][kBc], and V
+  // with its rows paired (keys 2t and 2t + 1 of each column) [SkvP/2][Dvp]
+  // (V above is then null).
+  const uint32_t *Qp = nullptr, *Kp = nullptr, *Vk = nullptr;
 };
 
 /// Backward operands of one (batch, head), packed.
@@ -81,8 +86,11 @@ struct BwdPacked {
   const float *Di;  // [SqP]: sum_e dO_ie o_ie
   // The bf16 dot-product kernel's operands (else null): K and V as rows of
   // pairs ([SkvP][Dp/2], [SkvP][Dvp/2]), each query tile's Q and dO pairs
-  // as columns ([nQT][Dp/2][kBr], [nQT][Dvp/2][kBr]).
+  // as columns ([nQT][Dp/2][kBr], [nQT][Dvp/2][kBr]); and Q, dO, K with
+  // their rows paired (rows 2t and 2t + 1 of each column: [SqP/2][Dp],
+  // [SqP/2][Dvp], [SkvP/2][Dp]) for the products with P and dS.
   const uint32_t *Kp = nullptr, *Vp = nullptr, *Qp = nullptr, *dOp = nullptr;
+  const uint32_t *Qk = nullptr, *dOk = nullptr, *Kk = nullptr;
 };
 
 /// Per-task scratch of the backward.
@@ -92,6 +100,9 @@ struct BwdScratch {
   float *mT;  // [kBc][kBr]: mask tile, transposed
   float *dK;  // [kBc][Dp]
   float *dV;  // [kBc][Dvp]
+  // The dot-product kernel's bf16 P^T and dS^T (rows of pairs, [kBc][kBr/2])
+  // and dS (pairs as columns, [kBc/2][kBr]).
+  uint32_t *PTb, *dSTb, *dSb;
 };
 
 //===----------------------------------------------------------------------===//
@@ -99,7 +110,8 @@ struct BwdScratch {
 //===----------------------------------------------------------------------===//
 
 /// One query tile of the forward: O[r][0, Dv) = o of query qt*kBr + r
-/// (normalized), lse[r]. S: [kBr][kBc] scratch; O: [kBr][Dvp]; m, l: [kBr].
+/// (normalized), lse[r]. S: [kBr][kBc] f32 scratch followed by [kBr][kBc/2]
+/// pairs (the dot-product kernel's bf16 P); O: [kBr][Dvp]; m, l: [kBr].
 using FwdTileFn = void (*)(const Problem &, const FwdPacked &, int64_t qt,
                            float *S, float *O, float *m, float *l,
                            float *lse);

@@ -6,8 +6,9 @@
 // floats (GCC's vector extension: no intrinsics, any target); they are
 // compiled for generic x86-64 (W = 4, SSE2), for AVX2+FMA (W = 8: a target
 // attribute on the tile functions, everything they call inlined into them)
-// and for AVX2+FMA with the products of two bf16 inputs as AVX512-BF16
-// vdpbf16ps tile products; kernelKind() picks one at run time.
+// and for AVX2+FMA with every product of a bf16 call as an AVX512-BF16
+// vdpbf16ps tile product (P and dS rounded to bf16 and paired per tile);
+// kernelKind() picks one at run time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,7 +31,8 @@ namespace {
 
 //===----------------------------------------------------------------------===//
 // The tile kernels (compiled generic, AVX2+FMA, and AVX2+FMA with
-// AVX512-BF16 dot products; everything but dotTileBf16 inlined)
+// AVX512-BF16 dot products; everything but dotTileBf16 and the bf16
+// conversions inlined)
 //===----------------------------------------------------------------------===//
 
 // W floats / ints in one register: GCC's vector extension, W = 8 for AVX2
@@ -164,8 +166,9 @@ LPC_INLINE void gemmTile(int64_t M, int64_t N, int64_t K,
 #define LPC_BF16_TARGET                                                        \
   __attribute__((target("avx512f,avx512bw,avx512bf16,avx2,fma")))
 
-/// One register block of dotTileBf16: MR rows x NV vectors of 16.
-template <int MR, int NV>
+/// One register block of dotTileBf16: MR rows x NV vectors of 16. A's pair
+/// for row m and step kp is A[m * lda + kp], or with TransA A[kp * lda + m].
+template <int MR, int NV, bool Acc, bool TransA>
 LPC_INLINE LPC_BF16_TARGET void
 dotBlockBf16(int64_t m0, int64_t n0, int64_t KP, const uint32_t *__restrict A,
              int64_t lda, const uint32_t *__restrict B, int64_t ldb,
@@ -175,7 +178,8 @@ dotBlockBf16(int64_t m0, int64_t n0, int64_t KP, const uint32_t *__restrict A,
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 2
     for (int j = 0; j < NV; ++j)
-      c[i][j] = _mm512_setzero_ps();
+      c[i][j] = Acc ? _mm512_loadu_ps(C + (m0 + i) * ldc + n0 + 16 * j)
+                    : _mm512_setzero_ps();
   for (int64_t kp = 0; kp < KP; ++kp) {
     __m512bh b[NV];
 #pragma GCC unroll 2
@@ -183,8 +187,9 @@ dotBlockBf16(int64_t m0, int64_t n0, int64_t KP, const uint32_t *__restrict A,
       b[j] = (__m512bh)_mm512_loadu_si512(B + kp * ldb + n0 + 16 * j);
 #pragma GCC unroll 8
     for (int i = 0; i < MR; ++i) {
-      const __m512bh a =
-          (__m512bh)_mm512_set1_epi32(int(A[(m0 + i) * lda + kp]));
+      const uint32_t pair =
+          TransA ? A[kp * lda + m0 + i] : A[(m0 + i) * lda + kp];
+      const __m512bh a = (__m512bh)_mm512_set1_epi32(int(pair));
 #pragma GCC unroll 2
       for (int j = 0; j < NV; ++j)
         c[i][j] = _mm512_dpbf16_ps(c[i][j], a, b[j]);
@@ -197,14 +202,16 @@ dotBlockBf16(int64_t m0, int64_t n0, int64_t KP, const uint32_t *__restrict A,
       _mm512_storeu_ps(C + (m0 + i) * ldc + n0 + 16 * j, c[i][j]);
 }
 
-/// C[M x N] = A B for bf16 operands given as pairs (packPairs): A as rows
-/// ([M][lda] pairs), B as columns ([KP][ldb] pairs), C f32 row-major.
-/// M % 4 == 0, N % 16 == 0. vdpbf16ps multiplies exactly (a product of two
-/// bf16 values fits an f32) and adds in f32, two products per step, in the
-/// same order in every block: the f32 sum of the f32 path, reassociated by
-/// pairs. (It treats subnormal inputs and results as 0: below 1.2e-38,
-/// under any bound of the header's.) A call per tile, not inlined: the tile
-/// functions that call it are compiled for other targets too.
+/// C[M x N] = (Acc ? C : 0) + A B for bf16 operands given as pairs: A as
+/// rows ([M][lda] pairs; with TransA as columns, [KP][lda]), B as columns
+/// ([KP][ldb] pairs), C f32 row-major. M % 4 == 0, N % 16 == 0. vdpbf16ps
+/// multiplies exactly (a product of two bf16 values fits an f32) and adds
+/// in f32, two products per step, in the same order in every block: the
+/// f32 sum of the f32 path, reassociated by pairs. (It treats subnormal
+/// inputs and results as 0: below 1.2e-38, under any bound of the
+/// header's.) A call per tile, not inlined: the tile functions that call it
+/// are compiled for other targets too.
+template <bool Acc, bool TransA>
 __attribute__((noinline)) LPC_BF16_TARGET void
 dotTileBf16(int64_t M, int64_t N, int64_t KP, const uint32_t *__restrict A,
             int64_t lda, const uint32_t *__restrict B, int64_t ldb,
@@ -213,19 +220,70 @@ dotTileBf16(int64_t M, int64_t N, int64_t KP, const uint32_t *__restrict A,
   for (; n0 + 32 <= N; n0 += 32) {
     int64_t m0 = 0;
     for (; m0 + 8 <= M; m0 += 8)
-      dotBlockBf16<8, 2>(m0, n0, KP, A, lda, B, ldb, C, ldc);
+      dotBlockBf16<8, 2, Acc, TransA>(m0, n0, KP, A, lda, B, ldb, C, ldc);
     for (; m0 < M; m0 += 4)
-      dotBlockBf16<4, 2>(m0, n0, KP, A, lda, B, ldb, C, ldc);
+      dotBlockBf16<4, 2, Acc, TransA>(m0, n0, KP, A, lda, B, ldb, C, ldc);
   }
   if (n0 < N) { // N - n0 == 16
     int64_t m0 = 0;
     for (; m0 + 8 <= M; m0 += 8)
-      dotBlockBf16<8, 1>(m0, n0, KP, A, lda, B, ldb, C, ldc);
+      dotBlockBf16<8, 1, Acc, TransA>(m0, n0, KP, A, lda, B, ldb, C, ldc);
     for (; m0 < M; m0 += 4)
-      dotBlockBf16<4, 1>(m0, n0, KP, A, lda, B, ldb, C, ldc);
+      dotBlockBf16<4, 1, Acc, TransA>(m0, n0, KP, A, lda, B, ldb, C, ldc);
   }
 }
+
+/// Rows [0, rows) of src ([.][lds] f32, n % 16 == 0 columns) rounded to
+/// bf16 (to nearest even; subnormals flushed to 0, as the products treat
+/// them anyway) into dst ([.][ldd] bf16, ldd even): a row of bf16 values is
+/// a row of pairs, a product's left operand.
+__attribute__((noinline)) LPC_BF16_TARGET void
+rowsToBf16(const float *__restrict src, int64_t rows, int64_t n, int64_t lds,
+           uint32_t *__restrict dst, int64_t ldd) {
+  uint16_t *d = reinterpret_cast<uint16_t *>(dst);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < n; c += 16)
+      _mm256_storeu_si256(
+          reinterpret_cast<__m256i *>(d + r * ldd + c),
+          (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(src + r * lds + c)));
+}
+
+/// Rows 2t and 2t + 1 of src ([.][lds] f32), columns [0, n) (n % 16 == 0),
+/// rounded to bf16 and paired, for t in [0, KP): dst[t * ldd + m] holds
+/// (src[2t][m], src[2t + 1][m]), a product's left operand transposed.
+__attribute__((noinline)) LPC_BF16_TARGET void
+rowPairsToBf16(const float *__restrict src, int64_t KP, int64_t n, int64_t lds,
+               uint32_t *__restrict dst, int64_t ldd) {
+  for (int64_t t = 0; t < KP; ++t)
+    for (int64_t c = 0; c < n; c += 16) {
+      // (The zero-masked forms: GCC 12 warns about the plain ones'
+      // undefined pass-through operand.)
+      const __m512i lo = _mm512_maskz_cvtepu16_epi32(
+                        0xffff, (__m256i)_mm512_cvtneps_pbh(
+                                    _mm512_loadu_ps(src + 2 * t * lds + c))),
+                    hi = _mm512_maskz_cvtepu16_epi32(
+                        0xffff, (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(
+                                    src + (2 * t + 1) * lds + c)));
+      _mm512_storeu_si512(
+          dst + t * ldd + c,
+          _mm512_or_si512(lo, _mm512_maskz_slli_epi32(0xffff, hi, 16)));
+    }
+}
 #endif
+
+/// x rounded to bf16 (kept in f32), to nearest even; NaN stays NaN: the
+/// bf16 entry points' P and dS in the kernels without AVX512-BF16, whose
+/// f32 products then multiply exactly what the dot-product kernel's do.
+template <int W>
+LPC_INLINE typename Vec<W>::F roundBf16(const typename Vec<W>::F &x) {
+  using V = Vec<W>;
+  typedef uint32_t UI __attribute__((vector_size(4 * W)));
+  const UI b = reinterpret_cast<UI>(x);
+  const UI r = (b + 0x7fffu + ((b >> 16) & 1u)) & 0xffff0000u;
+  const UI q = (b | 0x00400000u) & 0xffff0000u; // NaN: quiet, truncated
+  return V::select(x != x, reinterpret_cast<typename V::F>(q),
+                   reinterpret_cast<typename V::F>(r));
+}
 
 /// exp(x) in f32, within ~2 ulp: x = n ln2 + r with |r| <= ln2/2, exp(r) by
 /// its Taylor polynomial of degree 7 (truncation < 6e-9 relative), times
@@ -271,16 +329,16 @@ template <int W> LPC_INLINE float rowMax(const float *s, int64_t n) {
   return m;
 }
 
-/// s[c] = exp(s[c] - shift) over [0, n), n % 16 == 0; returns their sum
-/// (W lanes, then Vec::sum).
+/// s[c] = exp(s[c] - shift) over [0, n), n % 16 == 0 (with `round`, stored
+/// rounded to bf16); returns their sum, unrounded (W lanes, then Vec::sum).
 template <int W>
-LPC_INLINE float expRowSum(float *s, int64_t n, float shift) {
+LPC_INLINE float expRowSum(float *s, int64_t n, float shift, bool round) {
   using V = Vec<W>;
   typename V::F acc = V::splat(0);
   const typename V::F sh = V::splat(shift);
   for (int64_t c = 0; c < n; c += W) {
     const typename V::F p = vexp<W>(V::load(s + c) - sh);
-    V::store(s + c, p);
+    V::store(s + c, round ? roundBf16<W>(p) : p);
     acc += p;
   }
   return V::sum(acc);
@@ -313,8 +371,9 @@ LPC_INLINE void fwdTileImpl(const Problem &p, const FwdPacked &in,
     // S = Q K^T over this key tile (rows past nq: zero rows of Q, S = 0).
 #if defined(__x86_64__)
     if constexpr (Dot)
-      dotTileBf16(mq, nkp, p.Dp / 2, in.Qp + i0 * (p.Dp / 2), p.Dp / 2,
-                  in.Kp + kt * (p.Dp / 2) * kBc, kBc, S, kBc);
+      dotTileBf16<false, false>(mq, nkp, p.Dp / 2, in.Qp + i0 * (p.Dp / 2),
+                                p.Dp / 2, in.Kp + kt * (p.Dp / 2) * kBc, kBc, S,
+                                kBc);
     else
 #endif
       gemmTile<W>(mq, nkp, p.D, Q, p.Dp, in.Kt + kt * p.D * kBc, kBc, S, kBc,
@@ -352,7 +411,9 @@ LPC_INLINE void fwdTileImpl(const Problem &p, const FwdPacked &in,
         continue;
       }
       const float alpha = std::exp(m[r] - mnew); // 0 when m[r] = -inf
-      l[r] = l[r] * alpha + expRowSum<W>(s, nkp, mnew);
+      // P in bf16 for the bf16 entry points: rounded here, as it is stored,
+      // or (dot-product kernel) as it is paired below.
+      l[r] = l[r] * alpha + expRowSum<W>(s, nkp, mnew, p.bf16P && !Dot);
       m[r] = mnew;
       if (alpha != 1.0f) {
         float *o = O + r * p.Dvp;
@@ -360,7 +421,17 @@ LPC_INLINE void fwdTileImpl(const Problem &p, const FwdPacked &in,
           o[e] *= alpha;
       }
     }
-    // O += P V (P's columns past nk are 0, so only nk keys are summed).
+    // O += P V (P's columns past nk are 0, so only nk keys are summed); for
+    // the bf16 entry points P rounded to bf16 first.
+#if defined(__x86_64__)
+    if constexpr (Dot) {
+      uint32_t *Pb = reinterpret_cast<uint32_t *>(S + kBr * kBc);
+      rowsToBf16(S, mq, nkp, kBc, Pb, kBc);
+      dotTileBf16<true, false>(mq, p.Dvp, (nk + 1) / 2, Pb, kBc / 2,
+                               in.Vk + kt * (kBc / 2) * p.Dvp, p.Dvp, O, p.Dvp);
+      continue;
+    }
+#endif
     gemmTile<W>(mq, p.Dvp, nk, S, kBc, in.V + j0 * p.Dvp, p.Dvp, O, p.Dvp,
              true);
   }
@@ -401,10 +472,12 @@ LPC_INLINE void bwdTileImpl(const Problem &p, const BwdPacked &in, int64_t kt,
     const int64_t nqp = roundUp(nq, 16), mq = roundUp(nq, 4);
 #if defined(__x86_64__)
     if constexpr (Dot) {
-      dotTileBf16(mk, nqp, p.Dp / 2, in.Kp + j0 * (p.Dp / 2), p.Dp / 2,
-                  in.Qp + qt * (p.Dp / 2) * kBr, kBr, PT, kBr); // S^T
-      dotTileBf16(mk, nqp, p.Dvp / 2, in.Vp + j0 * (p.Dvp / 2), p.Dvp / 2,
-                  in.dOp + qt * (p.Dvp / 2) * kBr, kBr, dST, kBr); // dP^T
+      dotTileBf16<false, false>(mk, nqp, p.Dp / 2, in.Kp + j0 * (p.Dp / 2),
+                                p.Dp / 2, in.Qp + qt * (p.Dp / 2) * kBr, kBr,
+                                PT, kBr); // S^T
+      dotTileBf16<false, false>(mk, nqp, p.Dvp / 2, in.Vp + j0 * (p.Dvp / 2),
+                                p.Dvp / 2, in.dOp + qt * (p.Dvp / 2) * kBr, kBr,
+                                dST, kBr); // dP^T
     } else
 #endif
     {
@@ -428,6 +501,7 @@ LPC_INLINE void bwdTileImpl(const Problem &p, const BwdPacked &in, int64_t kt,
     using F = typename Vw::F;
     const F scale = Vw::splat(p.scale);
     const typename Vw::I lane = Vw::iota();
+    const bool roundPS = p.bf16P && !Dot;
     for (int64_t c = 0; c < mk; ++c) {
       float *pt = PT + c * kBr, *ds = dST + c * kBr;
       // Queries [i0, i0 + rBegin) do not see key j0 + c: P = dS = 0.
@@ -445,10 +519,32 @@ LPC_INLINE void bwdTileImpl(const Problem &p, const BwdPacked &in, int64_t kt,
         pr = Vw::select(lane + static_cast<int32_t>(r) >=
                             static_cast<int32_t>(rBegin),
                         pr, Vw::splat(0));
-        Vw::store(pt + r, pr);
-        Vw::store(ds + r, pr * (Vw::load(ds + r) - Vw::load(di + r)));
+        const F dsr = pr * (Vw::load(ds + r) - Vw::load(di + r));
+        // bf16 entry points: P and dS in bf16 (the dot-product kernel
+        // rounds them as it pairs them below).
+        Vw::store(pt + r, roundPS ? roundBf16<W>(pr) : pr);
+        Vw::store(ds + r, roundPS ? roundBf16<W>(dsr) : dsr);
       }
     }
+    // For the bf16 entry points P and dS are rounded to bf16 first.
+#if defined(__x86_64__)
+    if constexpr (Dot) {
+      rowsToBf16(PT, mk, nqp, kBr, w.PTb, kBr);
+      rowsToBf16(dST, mk, nqp, kBr, w.dSTb, kBr);
+      rowPairsToBf16(dST, (nk + 1) / 2, nqp, kBr, w.dSb, kBr);
+      const int64_t qPairs = (nq + 1) / 2;
+      dotTileBf16<true, false>(mk, p.Dvp, qPairs, w.PTb, kBr / 2,
+                               in.dOk + qt * (kBr / 2) * p.Dvp, p.Dvp, w.dV,
+                               p.Dvp); // dV += P^T dO
+      dotTileBf16<true, false>(mk, p.Dp, qPairs, w.dSTb, kBr / 2,
+                               in.Qk + qt * (kBr / 2) * p.Dp, p.Dp, w.dK,
+                               p.Dp); // dK += dS^T Q
+      dotTileBf16<true, true>(mq, p.Dp, (nk + 1) / 2, w.dSb, kBr,
+                              in.Kk + (j0 / 2) * p.Dp, p.Dp, dQ + i0 * p.Dp,
+                              p.Dp); // dQ += dS K
+      continue;
+    }
+#endif
     gemmTile<W>(mk, p.Dvp, nq, PT, kBr, in.dO + i0 * p.Dvp, p.Dvp, w.dV, p.Dvp,
              true); // dV += P^T dO
     gemmTile<W>(mk, p.Dp, nq, dST, kBr, in.Q + i0 * p.Dp, p.Dp, w.dK, p.Dp,

@@ -20,6 +20,10 @@
 // x's binade (2^-7 |x| for bf16, 2^-10 |x| for fp16, ...). An element
 // that passes but is not the reference's rounding of x is a flip; an element
 // that fails is wrong. Non-finite values and integers must match exactly.
+// bf16 lpc.attention and lpc.attention_grad round p and ds to bf16 inside
+// the op (as cuDNN and FlashAttention-2 do), so their elements may also be
+// off by 2^-8 of the sum of |terms| they add up (the reference evaluator's
+// EvalOptions::attentionTermMagnitudes).
 // Truncating instead of rounding, a wrong formula or a wrong index all
 // exceed half a spacing by far more than the slack (slack 1e-5 is 1/400 of
 // half a bf16 spacing).

@@ -29,7 +29,11 @@ def Lpc_AttentionOp : Lpc_Op<"attention", [Pure, AlwaysLowPrecision]> {
     type once; compiled code accumulates and normalizes in f32 (on the CPU a
     tiled online softmax that never forms the `Sq x Skv` scores, on the GPU
     cuDNN's fused flash attention), so it agrees within a rounding of the
-    result type. `lse` is what the backward (`lpc.attention_grad`) needs to
+    result type; with bf16 operands the probabilities are also rounded to
+    bf16 before they multiply `value` (and, in the gradient, the score
+    gradients before they multiply `query` and `key`), as cuDNN,
+    FlashAttention-2 and lpc's unfused bf16 attention do: each term of those
+    sums within 2^-8 of itself. `lse` is what the backward (`lpc.attention_grad`) needs to
     recompute the probabilities: nothing of size `Sq x Skv` is saved.
 
     Precision class: always low (like a GEMM): `query`, `key`, `value` and

@@ -119,6 +119,13 @@ struct EvalOptions {
   /// stay out of it). The op-by-op check of compiled code measures a
   /// compiled rounding against it (lpc/Backend/OpCheck.h).
   bool roundResults = true;
+  /// true: lpc.attention and lpc.attention_grad give, in place of each
+  /// float result but lse, the sum of |terms| that the result's element adds
+  /// up (o_ie: sum_j p_ij |v_je|; dv_je: sum_i p_ij |g_ie|; dq_ix, dk_jx:
+  /// sum |scale ds_ij k_jx|, |scale ds_ij q_ix|), unrounded. Compiled bf16
+  /// attention rounds p and ds to bf16 before those products, which moves
+  /// each element by at most 2^-8 of that sum (lpc/Backend/OpCheck.h).
+  bool attentionTermMagnitudes = false;
   /// Training step, mixed into dropout's RNG.
   uint64_t step = 0;
 };

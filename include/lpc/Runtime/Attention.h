@@ -33,9 +33,13 @@
 //   dq_i  = scale * sum_j ds_ij k_j,   dk_j = scale * sum_i ds_ij q_i
 //
 // Everything is computed in f32 (bf16 / f16 inputs widened exactly) and each
-// output is rounded to its type once, to nearest even, at the end. p is
-// recomputed from q, k and lse. o, lse, dq, dk, dv are overwritten. Rows or
-// keys that see nothing get exactly 0 (and lse -inf).
+// output is rounded to its type once, to nearest even, at the end; the bf16
+// entry points also round p (for o and dv) and ds (for dq and dk) to bf16,
+// to nearest even, before those products, as FlashAttention-2, cuDNN and
+// PyTorch's CPU flash attention do for bf16 and as lpc's unfused bf16 path
+// does (the row sums of p stay f32, unrounded). p is recomputed from q, k
+// and lse. o, lse, dq, dk, dv are overwritten. Rows or keys that see nothing
+// get exactly 0 (and lse -inf).
 //
 // The kernel (runtime/gemm/Attention.cpp; README.md "Fused attention"):
 // tiled online softmax (flash-attention style) in tiles of
@@ -75,9 +79,10 @@ constexpr int64_t kAttentionBlockK = 64;
 /// Which code the attention entry points run, for tests and benchmarks:
 /// 0 = chosen by the CPU (the default: the best it has), 1 = the generic
 /// x86-64 build, 2 = AVX2+FMA, 3 = AVX2+FMA with the bf16 entry points'
-/// products of two bf16 inputs as AVX512-BF16 dot products (exact
-/// products, f32 sums; f32 and f16 run kernel 2's code). A kind the CPU
-/// lacks falls back to the best below it. Takes effect at the next call.
+/// products as AVX512-BF16 dot products (all five: exact products, f32
+/// sums; subnormal inputs read as 0; f32 and f16 run kernel 2's code). A
+/// kind the CPU lacks falls back to the best below it. Takes effect at the
+/// next call.
 void setAttentionKernel(int kind);
 /// The code the next call will run: 1 generic, 2 AVX2+FMA, 3 AVX512-BF16.
 int attentionKernel();

@@ -21,6 +21,10 @@ namespace attention_test {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kTol = 2e-6; // f32 results, relative to the row's scale
+// The bf16 entry points round P and dS to bf16 (to nearest even) before
+// their products: each term of those sums moves by at most 2^-8 of itself
+// (bf16 keeps 8 significant bits).
+constexpr double kRoundBf16 = 1.0 / 256;
 
 struct Dims {
   int64_t B, H, Sq, Skv, D, Dv;
@@ -65,6 +69,7 @@ inline double scoreMag(const Inputs &in, int64_t bh, int64_t i, int64_t j) {
 struct FwdRef {
   std::vector<double> o, lse; // [BH][Sq][Dv], [BH][Sq]
   std::vector<double> oTol, lseTol; // f32 error bounds (per element / row)
+  std::vector<double> oTolP;        // per row: what P's bf16 rounding adds
 };
 
 inline FwdRef referenceForward(const Inputs &in) {
@@ -74,6 +79,7 @@ inline FwdRef referenceForward(const Inputs &in) {
   r.oTol.assign(d.BH() * d.Sq, 0.0);
   r.lse.assign(d.BH() * d.Sq, -kInf);
   r.lseTol.assign(d.BH() * d.Sq, 0.0);
+  r.oTolP.assign(d.BH() * d.Sq, 0.0);
   std::vector<double> s(d.Skv), mag(d.Dv);
   for (int64_t bh = 0; bh < d.BH(); ++bh)
     for (int64_t i = 0; i < d.Sq; ++i) {
@@ -103,8 +109,10 @@ inline FwdRef referenceForward(const Inputs &in) {
           mag[e] += p * std::fabs(vv);
         }
       }
-      r.oTol[row] = kTol * rowScale *
-                    (d.Dv ? *std::max_element(mag.begin(), mag.end()) : 0.0);
+      const double magMax =
+          d.Dv ? *std::max_element(mag.begin(), mag.end()) : 0.0;
+      r.oTol[row] = kTol * rowScale * magMax;
+      r.oTolP[row] = kRoundBf16 * magMax;
     }
   return r;
 }
@@ -112,6 +120,8 @@ inline FwdRef referenceForward(const Inputs &in) {
 struct BwdRef {
   std::vector<double> dq, dk, dv;          // like q, k, v
   std::vector<double> dqTol, dkTol, dvTol; // per row of dq / dk / dv
+  // Per row: what rounding P (dv) and dS (dq, dk) to bf16 adds.
+  std::vector<double> dqTolP, dkTolP, dvTolP;
 };
 
 /// The analytic gradient, given o and lse as stored (the op's semantics).
@@ -126,6 +136,9 @@ inline BwdRef referenceBackward(const Inputs &in,
   r.dv.assign(in.v.size(), 0.0);
   std::vector<double> dqMag(in.q.size(), 0.0), dkMag(in.k.size(), 0.0),
       dvMag(in.v.size(), 0.0);
+  // sum |terms| of each element, for the bf16 rounding of P and dS.
+  std::vector<double> dqTerms(in.q.size(), 0.0), dkTerms(in.k.size(), 0.0),
+      dvTerms(in.v.size(), 0.0);
   for (int64_t bh = 0; bh < d.BH(); ++bh)
     for (int64_t i = 0; i < d.Sq; ++i) {
       const int64_t row = bh * d.Sq + i;
@@ -153,6 +166,7 @@ inline BwdRef referenceBackward(const Inputs &in,
           dpMag += std::fabs(dO[e] * V[e]);
           r.dv[(bh * d.Skv + j) * d.Dv + e] += p * dO[e];
           dvMag[(bh * d.Skv + j) * d.Dv + e] += p * rowScale * std::fabs(dO[e]);
+          dvTerms[(bh * d.Skv + j) * d.Dv + e] += p * std::fabs(dO[e]);
         }
         const double ds = p * (dp - Di);
         const double dsMag =
@@ -165,19 +179,25 @@ inline BwdRef referenceBackward(const Inputs &in,
           r.dk[(bh * d.Skv + j) * d.D + x] += in.scale * ds * Q[x];
           dkMag[(bh * d.Skv + j) * d.D + x] +=
               std::fabs(in.scale) * dsMag * std::fabs(Q[x]);
+          dqTerms[row * d.D + x] += std::fabs(in.scale * ds * K[x]);
+          dkTerms[(bh * d.Skv + j) * d.D + x] +=
+              std::fabs(in.scale * ds * Q[x]);
         }
       }
     }
-  auto rowTol = [](const std::vector<double> &mag, int64_t width) {
+  auto rowTol = [](const std::vector<double> &mag, int64_t width, double rel) {
     std::vector<double> t(width ? mag.size() / width : 0, 0.0);
     for (size_t row = 0; row < t.size(); ++row)
       for (int64_t x = 0; x < width; ++x)
-        t[row] = std::max(t[row], kTol * mag[row * width + x]);
+        t[row] = std::max(t[row], rel * mag[row * width + x]);
     return t;
   };
-  r.dqTol = rowTol(dqMag, d.D);
-  r.dkTol = rowTol(dkMag, d.D);
-  r.dvTol = rowTol(dvMag, d.Dv);
+  r.dqTol = rowTol(dqMag, d.D, kTol);
+  r.dkTol = rowTol(dkMag, d.D, kTol);
+  r.dvTol = rowTol(dvMag, d.Dv, kTol);
+  r.dqTolP = rowTol(dqTerms, d.D, kRoundBf16);
+  r.dkTolP = rowTol(dkTerms, d.D, kRoundBf16);
+  r.dvTolP = rowTol(dvTerms, d.Dv, kRoundBf16);
   return r;
 }
 
