@@ -4,7 +4,8 @@
 // every op result that is not a constant; the check then walks the ops in
 // program order and evaluates each one alone (a one-op function in a scratch
 // module) on the compiled values of its operands, twice: rounded, to count
-// flips, and unrounded, to measure the compiled rounding against.
+// flips, and unrounded, to measure the compiled rounding against (bf16
+// attention a third time, for the sums of |terms| its inner rounding moves).
 //
 //===----------------------------------------------------------------------===//
 
@@ -289,11 +290,17 @@ OpChecker::run(llvm::ArrayRef<ref::Tensor> args, uint64_t step,
 
     ref::EvalOptions eo;
     eo.step = step;
-    auto rounded = ref::evaluate(f, operandValues, {}, eo);
-    if (failed(rounded))
-      return llvm::createStringError(
-          llvm::formatv("{0} at {1}: the reference evaluator failed",
-                        op.getName().getStringRef(), locationOf(&op)));
+    auto evaluate = [&]() -> llvm::Expected<std::vector<ref::Tensor>> {
+      auto r = ref::evaluate(f, operandValues, {}, eo);
+      if (failed(r))
+        return llvm::createStringError(
+            llvm::formatv("{0} at {1}: the reference evaluator failed",
+                          op.getName().getStringRef(), locationOf(&op)));
+      return std::move(*r);
+    };
+    auto rounded = evaluate();
+    if (!rounded)
+      return rounded.takeError();
     bool anyCompiled = llvm::any_of(op.getResults(), [&](Value v) {
       return compiledValue.count(v);
     });
@@ -303,11 +310,9 @@ OpChecker::run(llvm::ArrayRef<ref::Tensor> args, uint64_t step,
       continue;
     }
     eo.roundResults = false;
-    auto exact = ref::evaluate(f, operandValues, {}, eo);
-    if (failed(exact))
-      return llvm::createStringError(
-          llvm::formatv("{0} at {1}: the reference evaluator failed",
-                        op.getName().getStringRef(), locationOf(&op)));
+    auto exact = evaluate();
+    if (!exact)
+      return exact.takeError();
     // bf16 attention: what rounding p and ds to bf16 inside may move.
     std::vector<std::vector<double>> allowances;
     if (isa<AttentionOp, AttentionGradOp>(op) &&
@@ -315,11 +320,9 @@ OpChecker::run(llvm::ArrayRef<ref::Tensor> args, uint64_t step,
           return t.dtype == ref::DType::bf16;
         })) {
       eo.attentionTermMagnitudes = true;
-      auto mags = ref::evaluate(f, operandValues, {}, eo);
-      if (failed(mags))
-        return llvm::createStringError(
-            llvm::formatv("{0} at {1}: the reference evaluator failed",
-                          op.getName().getStringRef(), locationOf(&op)));
+      auto mags = evaluate();
+      if (!mags)
+        return mags.takeError();
       for (ref::Tensor &t : *mags) {
         for (double &m : t.data)
           m *= kBf16TermRounding;
