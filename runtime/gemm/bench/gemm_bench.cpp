@@ -419,7 +419,6 @@ std::vector<std::string> split(const std::string &s, char sep) {
   return r;
 }
 
-
 //===----------------------------------------------------------------------===//
 // --gemm LABEL: the GEMMs of a profile. lpc-jit --profile and lpc-run
 // --profile-ops label each GEMM call with its operands, e.g.
