@@ -453,8 +453,8 @@ int64_t compare(const char *what, const std::string &label, Kind kind,
   for (int64_t i = 0; i < got.elements(); ++i) {
     const double g = got.get(i), r = ref[i];
     const int64_t row = width ? i / width : 0;
-    const double t =
-        rowTol[row] + (kind == Kind::BF16 && rowTolP ? (*rowTolP)[row] : 0.0);
+    const double tP = kind == Kind::BF16 && rowTolP ? (*rowTolP)[row] : 0.0;
+    const double t = rowTol[row] + tP;
     const double bound =
         kind == Kind::F32 ? t : t + 0.5 * ulp(kind, std::fabs(r) + t);
     bool ok;
@@ -468,8 +468,7 @@ int64_t compare(const char *what, const std::string &label, Kind kind,
       CHECK(false,
             "%s: %s[%lld] = %.9g, reference %.9g (bound %.3g: f32 %.3g, "
             "bf16 P/dS %.3g, then half an ulp)",
-            label.c_str(), what, (long long)i, g, r, bound, rowTol[row],
-            kind == Kind::BF16 && rowTolP ? (*rowTolP)[row] : 0.0);
+            label.c_str(), what, (long long)i, g, r, bound, rowTol[row], tP);
   }
   CHECK(bad == 0, "%s: %s: %lld elements out of bounds", label.c_str(), what,
         (long long)bad);
